@@ -1,9 +1,73 @@
 import ArgumentParser
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 @main
 struct RemoteAuthCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "remote-auth",
-        abstract: "Authenticate to remote HTTP services: OAuth 1.0a, HTTP Basic and Digest."
+        abstract: "Authenticate to remote HTTP services: OAuth 1.0a, HTTP Basic and Digest.",
+        subcommands: [Sign.self]
     )
+
+    /// Every failure, whether a usage error found by the parser or bad input found by a command,
+    /// writes its message to stderr (first line names the problem) and exits with status 2;
+    /// nothing is written to stdout. `--help` and `--version` still exit 0.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch let failure as CLIFailure {
+            Terminal.writeError("remote-auth: \(failure.message)\n")
+            exit(2)
+        } catch {
+            let code = exitCode(for: error)
+            if code == .success {
+                exit(withError: error)
+            }
+            let message = fullMessage(for: error)
+            Terminal.writeError(message.isEmpty ? "remote-auth: failed\n" : "remote-auth: \(message)\n")
+            exit(2)
+        }
+    }
+}
+
+struct Sign: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print what a signed request would carry, for debugging and for comparing implementations.",
+        subcommands: []
+    )
+}
+
+/// A failure to report to the user: the message's first line names the problem. It must never
+/// contain a secret.
+struct CLIFailure: Error, CustomStringConvertible {
+    let message: String
+    init(_ message: String) { self.message = message }
+    var description: String { message }
+}
+
+enum Terminal {
+    static func writeError(_ text: String) {
+        var text = text
+        text.withUTF8 { bytes in
+            _ = fwrite(bytes.baseAddress, 1, bytes.count, stderr)
+        }
+        fflush(stderr)
+    }
+
+    /// One line on stdout.
+    static func writeLine(_ text: String) {
+        print(text)
+    }
 }
