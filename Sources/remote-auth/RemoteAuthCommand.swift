@@ -1,12 +1,6 @@
 import ArgumentParser
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import Foundation
 
 @main
 struct RemoteAuthCommand: AsyncParsableCommand {
@@ -29,7 +23,7 @@ struct RemoteAuthCommand: AsyncParsableCommand {
             }
         } catch let failure as CLIFailure {
             Terminal.writeError("remote-auth: \(failure.message)\n")
-            exit(2)
+            Self.exit(withError: ExitCode(2))
         } catch {
             let code = exitCode(for: error)
             if code == .success {
@@ -37,7 +31,7 @@ struct RemoteAuthCommand: AsyncParsableCommand {
             }
             let message = fullMessage(for: error)
             Terminal.writeError(message.isEmpty ? "remote-auth: failed\n" : "remote-auth: \(message)\n")
-            exit(2)
+            Self.exit(withError: ExitCode(2))
         }
     }
 }
@@ -59,11 +53,7 @@ struct CLIFailure: Error, CustomStringConvertible {
 
 enum Terminal {
     static func writeError(_ text: String) {
-        var text = text
-        text.withUTF8 { bytes in
-            _ = fwrite(bytes.baseAddress, 1, bytes.count, stderr)
-        }
-        fflush(stderr)
+        FileHandle.standardError.write(Data(text.utf8))
     }
 
     /// One line on stdout.

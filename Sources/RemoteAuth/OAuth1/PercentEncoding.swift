@@ -1,0 +1,94 @@
+extension OAuth1 {
+    /// The percent-encoding that OAuth 1.0 uses everywhere it writes a name or value:
+    /// [RFC 5849 §3.6](https://www.rfc-editor.org/rfc/rfc5849#section-3.6).
+    ///
+    /// 1. Text is encoded as UTF-8 octets first.
+    /// 2. The unreserved characters `ALPHA / DIGIT / "-" / "." / "_" / "~"` are not encoded.
+    /// 3. Every other octet is written `%XY`, with `X` and `Y` uppercase hexadecimal digits.
+    ///
+    /// This is stricter than URL encoding: `+`, `*`, `/`, `:`, `!`, `'`, `(` and `)` are all encoded.
+    public enum PercentEncoding {
+        /// Encodes `text` per RFC 5849 §3.6.
+        public static func encode(_ text: some StringProtocol) -> String {
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(text.utf8.count * 3)
+            append(encoding: text.utf8, to: &bytes)
+            return String(decoding: bytes, as: UTF8.self)
+        }
+
+        /// Appends the RFC 5849 §3.6 encoding of `octets` to `output`, in one pass.
+        @inlinable
+        public static func append(encoding octets: some Sequence<UInt8>, to output: inout [UInt8]) {
+            for octet in octets {
+                if isUnreserved(octet) {
+                    output.append(octet)
+                } else {
+                    output.append(UInt8(ascii: "%"))
+                    output.append(hexDigits[Int(octet >> 4)])
+                    output.append(hexDigits[Int(octet & 0x0F)])
+                }
+            }
+        }
+
+        /// `true` for the RFC 3986 §2.3 unreserved set, which §3.6 leaves as it is.
+        @inlinable
+        public static func isUnreserved(_ octet: UInt8) -> Bool {
+            switch octet {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"),
+                UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                return true
+            default:
+                return false
+            }
+        }
+
+        @usableFromInline
+        static let hexDigits: [UInt8] = Array("0123456789ABCDEF".utf8)
+
+        /// Decodes `%XY` escapes (either case of hex digit) and, when `plusIsSpace` is set (the
+        /// `application/x-www-form-urlencoded` rule that RFC 5849 §3.4.1.3.1 applies to the query
+        /// and the body), `+` as a space. Returns the raw octets.
+        ///
+        /// - Throws: ``OAuth1Error/Code-swift.struct/malformedEncoding`` for a `%` not followed by
+        ///   two hexadecimal digits.
+        public static func decode(_ encoded: some Collection<UInt8>, plusIsSpace: Bool) throws -> [UInt8] {
+            var output: [UInt8] = []
+            output.reserveCapacity(encoded.count)
+            var index = encoded.startIndex
+            while index != encoded.endIndex {
+                let octet = encoded[index]
+                if octet == UInt8(ascii: "%") {
+                    let first = encoded.index(after: index)
+                    guard first != encoded.endIndex, let high = hexValue(encoded[first]) else {
+                        throw OAuth1Error(.malformedEncoding, "a '%' is not followed by two hexadecimal digits")
+                    }
+                    let second = encoded.index(after: first)
+                    guard second != encoded.endIndex, let low = hexValue(encoded[second]) else {
+                        throw OAuth1Error(.malformedEncoding, "a '%' is not followed by two hexadecimal digits")
+                    }
+                    output.append(high << 4 | low)
+                    index = encoded.index(after: second)
+                    continue
+                }
+                output.append(plusIsSpace && octet == UInt8(ascii: "+") ? UInt8(ascii: " ") : octet)
+                index = encoded.index(after: index)
+            }
+            return output
+        }
+
+        /// Decodes to text; invalid UTF-8 is replaced by U+FFFD.
+        public static func decode(_ encoded: some StringProtocol, plusIsSpace: Bool = false) throws -> String {
+            String(decoding: try decode(Array(encoded.utf8), plusIsSpace: plusIsSpace), as: UTF8.self)
+        }
+
+        static func hexValue(_ octet: UInt8) -> UInt8? {
+            switch octet {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): return octet - UInt8(ascii: "0")
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): return octet - UInt8(ascii: "A") + 10
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): return octet - UInt8(ascii: "a") + 10
+            default: return nil
+            }
+        }
+    }
+}

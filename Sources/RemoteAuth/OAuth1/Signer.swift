@@ -1,0 +1,328 @@
+import Crypto
+import ExtrasBase64
+public import HTTPTypes
+
+extension OAuth1 {
+    /// What to sign besides the request itself, and where the protocol parameters go.
+    public struct SigningOptions: Hashable, Sendable {
+        /// Where the protocol parameters travel (§3.5); the `Authorization` header by default.
+        public var placement: Placement
+        /// The `realm` of the `Authorization` header (§3.5.1); never signed.
+        public var realm: String?
+        /// `oauth_callback`, for a temporary-credential request (§2.1): an absolute URL or `oob`.
+        public var callback: String?
+        /// `oauth_verifier`, for a token request (§2.3).
+        public var verifier: String?
+        /// Sends `oauth_version="1.0"`; it is optional (§3.1) but most providers expect it.
+        public var includeVersion: Bool
+
+        public init(
+            placement: Placement = .header,
+            realm: String? = nil,
+            callback: String? = nil,
+            verifier: String? = nil,
+            includeVersion: Bool = true
+        ) {
+            self.placement = placement
+            self.realm = realm
+            self.callback = callback
+            self.verifier = verifier
+            self.includeVersion = includeVersion
+        }
+    }
+
+    /// A request with its protocol parameters in place, and what went into them.
+    public struct SignedRequest: Sendable, Hashable {
+        /// The request to send: with an `Authorization` field, or an extended `:path` (query placement).
+        public var request: HTTPRequest
+        /// The body to send: unchanged, or extended with the protocol parameters (body placement).
+        public var body: [UInt8]?
+        /// The signature base string (§3.4.1); `nil` for PLAINTEXT, which signs none.
+        public var signatureBaseString: String?
+        /// `oauth_signature`, before its final encoding.
+        public var signature: String
+        /// Every protocol parameter sent, `oauth_signature` included, sorted by name.
+        public var protocolParameters: [Parameter]
+        /// The `Authorization` value these parameters make (§3.5.1), whatever the placement.
+        public var authorization: String
+        /// The absolute URL of ``request`` (`scheme://authority/path?query`).
+        public var url: String
+    }
+
+    /// Signs requests for one client and, optionally, one token.
+    ///
+    /// The HMAC key (`encode(client secret) & encode(token secret)`, §3.4.2) is set up once, when
+    /// the signer is made, so each signature costs one keyed hash over the base string.
+    ///
+    /// ```swift
+    /// let signer = try OAuth1.Signer(client: client, token: token)
+    /// let signed = try signer.sign(request, body: body, nonce: OAuth1.Nonce.random(), timestamp: now)
+    /// ```
+    public struct Signer: Sendable {
+        public let client: ClientCredentials
+        public let token: TokenCredentials?
+        public let signatureMethod: SignatureMethod
+        let privateKey: RSAPrivateKey?
+        let hmacSHA1: HMAC<Insecure.SHA1>?
+        let hmacSHA256: HMAC<SHA256>?
+        let plaintextSignature: String
+
+        /// - Throws: ``OAuth1Error/Code-swift.struct/unsupportedSignatureMethod`` for a method this
+        ///   library does not implement; ``OAuth1Error/Code-swift.struct/missingKey`` for RSA-SHA1
+        ///   without a private key.
+        public init(
+            client: ClientCredentials,
+            token: TokenCredentials? = nil,
+            signatureMethod: SignatureMethod = .hmacSHA1,
+            privateKey: RSAPrivateKey? = nil
+        ) throws {
+            self.client = client
+            self.token = token
+            self.signatureMethod = signatureMethod
+            self.privateKey = privateKey
+            let key = Self.signingKey(clientSecret: client.secret, tokenSecret: token?.secret)
+            plaintextSignature = String(decoding: key, as: UTF8.self)
+            switch signatureMethod {
+            case .hmacSHA1:
+                hmacSHA1 = HMAC<Insecure.SHA1>(key: SymmetricKey(data: key))
+                hmacSHA256 = nil
+            case .hmacSHA256:
+                hmacSHA1 = nil
+                hmacSHA256 = HMAC<SHA256>(key: SymmetricKey(data: key))
+            case .rsaSHA1:
+                guard privateKey != nil else {
+                    throw OAuth1Error(.missingKey, "RSA-SHA1 needs the client's RSA private key")
+                }
+                hmacSHA1 = nil
+                hmacSHA256 = nil
+            case .plaintext:
+                hmacSHA1 = nil
+                hmacSHA256 = nil
+            default:
+                throw OAuth1Error(.unsupportedSignatureMethod, "'\(signatureMethod.rawValue)' is not one of HMAC-SHA1, HMAC-SHA256, RSA-SHA1, PLAINTEXT")
+            }
+        }
+
+        /// The HMAC key and the PLAINTEXT signature: the encoded client secret, `&`, the encoded
+        /// token secret (empty when there is no token).
+        /// [RFC 5849 §3.4.2](https://www.rfc-editor.org/rfc/rfc5849#section-3.4.2),
+        /// [§3.4.4](https://www.rfc-editor.org/rfc/rfc5849#section-3.4.4)
+        static func signingKey(clientSecret: String, tokenSecret: String?) -> [UInt8] {
+            var key: [UInt8] = []
+            PercentEncoding.append(encoding: clientSecret.utf8, to: &key)
+            key.append(UInt8(ascii: "&"))
+            if let tokenSecret { PercentEncoding.append(encoding: tokenSecret.utf8, to: &key) }
+            return key
+        }
+
+        /// Signs `request`, whose parameters come from its query and, when its `Content-Type` is
+        /// `application/x-www-form-urlencoded`, from `body` (§3.4.1.3.1).
+        ///
+        /// - Parameters:
+        ///   - nonce: `oauth_nonce` (§3.3), unique per timestamp; ``Nonce/random()`` makes one.
+        ///     `nil` omits it, which only PLAINTEXT allows.
+        ///   - timestamp: `oauth_timestamp`, seconds since 1970-01-01 UTC in decimal (§3.3), such
+        ///     as `String(Int(Date().timeIntervalSince1970))`; `nil` omits it, which only PLAINTEXT
+        ///     allows. It is signed as given.
+        public func sign(
+            _ request: HTTPRequest,
+            body: [UInt8]? = nil,
+            options: SigningOptions = SigningOptions(),
+            nonce: String?,
+            timestamp: String?
+        ) throws -> SignedRequest {
+            guard let scheme = request.scheme, let authority = request.authority else {
+                throw OAuth1Error(.malformedRequest, "the request has no scheme or authority")
+            }
+            let path = request.path ?? "/"
+            let baseStringURI = try SignatureBaseString.baseStringURI(scheme: scheme, authority: authority, path: path)
+
+            // Protocol parameters (§3.1), in name order.
+            var protocolParameters: [Parameter] = []
+            protocolParameters.reserveCapacity(9)
+            if let callback = options.callback { protocolParameters.append(Parameter("oauth_callback", callback)) }
+            protocolParameters.append(Parameter("oauth_consumer_key", client.key))
+            if let nonce { protocolParameters.append(Parameter("oauth_nonce", nonce)) }
+            protocolParameters.append(Parameter("oauth_signature_method", signatureMethod.rawValue))
+            if let timestamp { protocolParameters.append(Parameter("oauth_timestamp", timestamp)) }
+            if let token { protocolParameters.append(Parameter("oauth_token", token.token)) }
+            if let verifier = options.verifier { protocolParameters.append(Parameter("oauth_verifier", verifier)) }
+            if options.includeVersion { protocolParameters.append(Parameter("oauth_version", "1.0")) }
+
+            // Request parameters (§3.4.1.3.1): the query, then a form body.
+            var pairs = EncodedPairs()
+            var query: Substring? = nil
+            if let mark = path.firstIndex(of: "?") {
+                query = path[path.index(after: mark)...]
+                try pairs.appendForm(Array(query!.utf8))
+            }
+            let isForm = FormBody.isFormEncoded(request.headerFields)
+            if options.placement == .body {
+                guard isForm || (body ?? []).isEmpty else {
+                    throw OAuth1Error(.malformedRequest, "body placement needs an application/x-www-form-urlencoded body (§3.5.2)")
+                }
+            }
+            if isForm, let body, !body.isEmpty { try pairs.appendForm(body) }
+            for (name, _) in zip(pairs.names, pairs.values) where Self.collides(name, with: protocolParameters) {
+                throw OAuth1Error(.duplicateParameter, "the request already carries '\(String(decoding: name, as: UTF8.self))'")
+            }
+            for parameter in protocolParameters { pairs.append(name: parameter.name.utf8, value: parameter.value.utf8) }
+
+            // Signature (§3.4).
+            var baseString: [UInt8]? = nil
+            let signature: String
+            switch signatureMethod {
+            case .plaintext:
+                signature = plaintextSignature
+            default:
+                let bytes = pairs.baseString(method: request.method.rawValue, baseStringURI: baseStringURI)
+                baseString = bytes
+                signature = try sign(baseString: bytes)
+            }
+            let signatureParameter = Parameter("oauth_signature", signature)
+            let insertAt = protocolParameters.firstIndex { $0.name > "oauth_signature" } ?? protocolParameters.endIndex
+            protocolParameters.insert(signatureParameter, at: insertAt)
+
+            let authorization = Self.authorizationHeader(protocolParameters, realm: options.realm)
+            var signedRequest = request
+            var signedBody = body
+            switch options.placement {
+            case .header:
+                signedRequest.headerFields.append(HTTPField(name: .authorization, value: authorization))
+            case .query:
+                var extended = Array(path.utf8)
+                var separator = query == nil ? UInt8(ascii: "?") : UInt8(ascii: "&")
+                if let query, query.isEmpty { separator = 0 }
+                for parameter in protocolParameters {
+                    if separator != 0 { extended.append(separator) }
+                    separator = UInt8(ascii: "&")
+                    Self.appendFormPair(parameter, to: &extended)
+                }
+                signedRequest.path = String(decoding: extended, as: UTF8.self)
+            case .body:
+                var extended = body ?? []
+                for parameter in protocolParameters {
+                    if !extended.isEmpty { extended.append(UInt8(ascii: "&")) }
+                    Self.appendFormPair(parameter, to: &extended)
+                }
+                if !isForm {
+                    signedRequest.headerFields[.contentType] = FormBody.contentType
+                }
+                signedBody = extended
+            }
+            return SignedRequest(
+                request: signedRequest,
+                body: signedBody,
+                signatureBaseString: baseString.map { String(decoding: $0, as: UTF8.self) },
+                signature: signature,
+                protocolParameters: protocolParameters,
+                authorization: authorization,
+                url: scheme + "://" + authority + (signedRequest.path ?? "/")
+            )
+        }
+
+        /// Signs a base string with this signer's method and key, returning `oauth_signature`
+        /// before its final encoding: Base64 of the HMAC (§3.4.2) or RSA (§3.4.3) signature.
+        public func sign(baseString: [UInt8]) throws -> String {
+            switch signatureMethod {
+            case .hmacSHA1:
+                var hmac = hmacSHA1!
+                hmac.update(data: baseString)
+                return hmac.finalize().withUnsafeBytes { Base64.encodeToString(bytes: $0) }
+            case .hmacSHA256:
+                var hmac = hmacSHA256!
+                hmac.update(data: baseString)
+                return hmac.finalize().withUnsafeBytes { Base64.encodeToString(bytes: $0) }
+            case .rsaSHA1:
+                return Base64.encodeToString(bytes: try privateKey!.sign(baseString))
+            default:
+                return plaintextSignature
+            }
+        }
+
+        static func collides(_ encodedName: [UInt8], with protocolParameters: [Parameter]) -> Bool {
+            guard encodedName.starts(with: "oauth_".utf8) else { return false }
+            return protocolParameters.contains { $0.name.utf8.elementsEqual(encodedName) }
+        }
+
+        static func appendFormPair(_ parameter: Parameter, to output: inout [UInt8]) {
+            PercentEncoding.append(encoding: parameter.name.utf8, to: &output)
+            output.append(UInt8(ascii: "="))
+            PercentEncoding.append(encoding: parameter.value.utf8, to: &output)
+        }
+
+        /// `OAuth realm="…", name="value", …`: [RFC 5849 §3.5.1](https://www.rfc-editor.org/rfc/rfc5849#section-3.5.1),
+        /// in the exact form Twitter documents (names in order, values encoded per §3.6 and
+        /// quoted, separated by `", "`). The realm is a quoted-string (RFC 2617), not encoded.
+        public static func authorizationHeader(_ protocolParameters: [Parameter], realm: String? = nil) -> String {
+            var output: [UInt8] = Array("OAuth ".utf8)
+            output.reserveCapacity(400)
+            var first = true
+            if let realm {
+                output.append(contentsOf: "realm=\"".utf8)
+                for octet in realm.utf8 {
+                    if octet == UInt8(ascii: "\"") || octet == UInt8(ascii: "\\") { output.append(UInt8(ascii: "\\")) }
+                    output.append(octet)
+                }
+                output.append(UInt8(ascii: "\""))
+                first = false
+            }
+            for parameter in protocolParameters {
+                if !first { output.append(contentsOf: [UInt8(ascii: ","), UInt8(ascii: " ")]) }
+                first = false
+                PercentEncoding.append(encoding: parameter.name.utf8, to: &output)
+                output.append(contentsOf: [UInt8(ascii: "="), UInt8(ascii: "\"")])
+                PercentEncoding.append(encoding: parameter.value.utf8, to: &output)
+                output.append(UInt8(ascii: "\""))
+            }
+            return String(decoding: output, as: UTF8.self)
+        }
+    }
+
+    /// `oauth_nonce` values: [RFC 5849 §3.3](https://www.rfc-editor.org/rfc/rfc5849#section-3.3).
+    public enum Nonce {
+        /// 128 bits from the system's cryptographic random source, as 32 lowercase hex digits.
+        public static func random() -> String {
+            var generator = SystemRandomNumberGenerator()
+            return random(using: &generator)
+        }
+
+        /// 128 bits from `generator`, as 32 lowercase hex digits; pass a seeded generator in tests.
+        public static func random(using generator: inout some RandomNumberGenerator) -> String {
+            let digits = Array("0123456789abcdef".utf8)
+            var output: [UInt8] = []
+            output.reserveCapacity(32)
+            for _ in 0..<2 {
+                var word = generator.next() as UInt64
+                for _ in 0..<16 {
+                    output.append(digits[Int(word & 0xF)])
+                    word >>= 4
+                }
+            }
+            return String(decoding: output, as: UTF8.self)
+        }
+    }
+}
+
+/// `application/x-www-form-urlencoded` bodies.
+enum FormBody {
+    static let contentType = "application/x-www-form-urlencoded"
+
+    /// `true` when the `Content-Type` is `application/x-www-form-urlencoded` (parameters such as
+    /// `charset` ignored, case-insensitive), the condition of RFC 5849 §3.4.1.3.1 for signing
+    /// the body's parameters.
+    static func isFormEncoded(_ fields: HTTPFields) -> Bool {
+        guard let value = fields[.contentType] else { return false }
+        let mediaType = value.split(separator: ";", maxSplits: 1).first ?? ""
+        return mediaType.trimmingSpaces().lowercased() == contentType
+    }
+}
+
+extension Substring {
+    func trimmingSpaces() -> Substring {
+        var s = self
+        while let c = s.first, c == " " || c == "\t" { s.removeFirst() }
+        while let c = s.last, c == " " || c == "\t" { s.removeLast() }
+        return s
+    }
+}

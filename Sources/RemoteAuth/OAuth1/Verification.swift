@@ -1,0 +1,298 @@
+import Crypto
+import ExtrasBase64
+public import HTTPTypes
+
+extension OAuth1 {
+    /// A signed request as a server receives it: its protocol parameters collected from the
+    /// `Authorization` header, the query and the form body, checked for the structural rules of
+    /// RFC 5849, ready to be verified once the server has looked up the secrets.
+    ///
+    /// ```swift
+    /// let received = try OAuth1.ReceivedRequest(request, body: body)
+    /// let client = lookUpClient(received.consumerKey)       // the server's own store
+    /// try received.checkTimestamp(now: now, window: 300)
+    /// try received.verify(clientSecret: client.secret, tokenSecret: tokenSecret)
+    /// ```
+    public struct ReceivedRequest: Sendable, Hashable {
+        /// Where the protocol parameters were found.
+        public let placement: Placement
+        /// The header's `realm`, if any; it is not signed.
+        public let realm: String?
+        /// Every protocol parameter except `oauth_signature`, decoded, in the order received.
+        public let protocolParameters: [Parameter]
+        /// The request's other parameters (query and form body), decoded, in the order received.
+        public let requestParameters: [Parameter]
+        /// `oauth_signature`, decoded.
+        public let signature: String
+        /// `oauth_signature_method`.
+        public let signatureMethod: SignatureMethod
+        /// The signature base string the client must have signed (§3.4.1).
+        public let signatureBaseString: String
+
+        /// Collects and checks the parameters of a received request.
+        ///
+        /// - Throws: ``OAuth1Error`` with code
+        ///   - `malformedHeader` for an `Authorization: OAuth` header that does not parse;
+        ///   - `parameterInTwoPlaces` when protocol parameters come in more than one of header,
+        ///     query and body (§3.5: a client uses one method);
+        ///   - `duplicateParameter` for an `oauth_*` parameter given twice (§3.1);
+        ///   - `missingParameter` when `oauth_consumer_key`, `oauth_signature_method` or
+        ///     `oauth_signature` is absent, or `oauth_timestamp`/`oauth_nonce` for a method other
+        ///     than PLAINTEXT (§3.1);
+        ///   - `unsupportedSignatureMethod`, `unsupportedVersion` (`oauth_version` not `1.0`).
+        public init(_ request: HTTPRequest, body: [UInt8]? = nil) throws {
+            // Header (§3.5.1).
+            var headerParameters: [Parameter] = []
+            var realm: String? = nil
+            var sawHeader = false
+            for field in request.headerFields where field.name == .authorization {
+                guard let parsed = try AuthorizationHeader.parse(field.value) else { continue }
+                if sawHeader {
+                    throw OAuth1Error(.duplicateParameter, "more than one 'Authorization: OAuth' field")
+                }
+                sawHeader = true
+                realm = parsed.realm
+                headerParameters = parsed.parameters
+            }
+            // Query (§3.5.3) and form body (§3.5.2).
+            let path = request.path ?? "/"
+            var queryParameters: [Parameter] = []
+            if let mark = path.firstIndex(of: "?") {
+                queryParameters = try SignatureBaseString.formParameters(path[path.index(after: mark)...])
+            }
+            var bodyParameters: [Parameter] = []
+            if FormBody.isFormEncoded(request.headerFields), let body, !body.isEmpty {
+                bodyParameters = try SignatureBaseString.formParameters(String(decoding: body, as: UTF8.self))
+            }
+
+            let sources: [(Placement, [Parameter])] = [(.header, headerParameters), (.query, queryParameters), (.body, bodyParameters)]
+            let carrying = sources.filter { $0.1.contains { $0.name.hasPrefix("oauth_") } }
+            guard let (placement, _) = carrying.first else {
+                throw OAuth1Error(.missingParameter, "no OAuth protocol parameters in the header, query or body")
+            }
+            if carrying.count > 1 {
+                let names = carrying.map(\.0.rawValue).joined(separator: " and ")
+                throw OAuth1Error(.parameterInTwoPlaces, "protocol parameters were sent in the \(names)")
+            }
+
+            var protocolParameters: [Parameter] = []
+            var requestParameters: [Parameter] = []
+            var signature: String? = nil
+            var seen = Set<String>()
+            for (_, parameters) in sources {
+                for parameter in parameters {
+                    guard parameter.name.hasPrefix("oauth_") else {
+                        requestParameters.append(parameter)
+                        continue
+                    }
+                    guard seen.insert(parameter.name).inserted else {
+                        throw OAuth1Error(.duplicateParameter, "'\(parameter.name)' appears more than once")
+                    }
+                    if parameter.name == "oauth_signature" { signature = parameter.value } else { protocolParameters.append(parameter) }
+                }
+            }
+
+            func value(_ name: String) -> String? { protocolParameters.first { $0.name == name }?.value }
+            guard value("oauth_consumer_key") != nil else {
+                throw OAuth1Error(.missingParameter, "oauth_consumer_key is absent")
+            }
+            guard let methodName = value("oauth_signature_method") else {
+                throw OAuth1Error(.missingParameter, "oauth_signature_method is absent")
+            }
+            let method = SignatureMethod(rawValue: methodName)
+            guard SignatureMethod.supported.contains(method) else {
+                throw OAuth1Error(.unsupportedSignatureMethod, "oauth_signature_method '\(methodName)' is not supported")
+            }
+            guard let signature else {
+                throw OAuth1Error(.missingParameter, "oauth_signature is absent")
+            }
+            if method != .plaintext {
+                guard value("oauth_timestamp") != nil else {
+                    throw OAuth1Error(.missingParameter, "oauth_timestamp is absent")
+                }
+                guard value("oauth_nonce") != nil else {
+                    throw OAuth1Error(.missingParameter, "oauth_nonce is absent")
+                }
+            }
+            if let version = value("oauth_version"), version != "1.0" {
+                throw OAuth1Error(.unsupportedVersion, "oauth_version '\(version)' is not 1.0")
+            }
+
+            let baseStringURI = try SignatureBaseString.baseStringURI(of: request)
+            self.placement = placement
+            self.realm = realm
+            self.protocolParameters = protocolParameters
+            self.requestParameters = requestParameters
+            self.signature = signature
+            self.signatureMethod = method
+            self.signatureBaseString = SignatureBaseString.make(
+                method: request.method,
+                baseStringURI: baseStringURI,
+                parameters: requestParameters + protocolParameters
+            )
+        }
+
+        /// The value of the protocol parameter `name` (`oauth_…`), if sent.
+        public func protocolParameter(_ name: String) -> String? {
+            protocolParameters.first { $0.name == name }?.value
+        }
+
+        /// `oauth_consumer_key`.
+        public var consumerKey: String { protocolParameter("oauth_consumer_key") ?? "" }
+        /// `oauth_token`, absent on a temporary-credential request.
+        public var token: String? { protocolParameter("oauth_token") }
+        /// `oauth_nonce`.
+        public var nonce: String? { protocolParameter("oauth_nonce") }
+        /// `oauth_timestamp`, as sent.
+        public var timestamp: String? { protocolParameter("oauth_timestamp") }
+        /// `oauth_callback`.
+        public var callback: String? { protocolParameter("oauth_callback") }
+        /// `oauth_verifier`.
+        public var verifier: String? { protocolParameter("oauth_verifier") }
+
+        /// Checks that `oauth_timestamp` is a number of seconds within `window` of `now`
+        /// (RFC 5849 §3.3 leaves the window to the server; 300 s is common).
+        public func checkTimestamp(now: Int64, window: Int64 = 300) throws {
+            guard let text = timestamp else {
+                if signatureMethod == .plaintext { return }
+                throw OAuth1Error(.missingParameter, "oauth_timestamp is absent")
+            }
+            guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
+                let value = Int64(text)
+            else {
+                throw OAuth1Error(.timestampRefused, "oauth_timestamp '\(text)' is not a number of seconds")
+            }
+            guard abs(value - now) <= window else {
+                throw OAuth1Error(.timestampRefused, "oauth_timestamp is \(value - now) s from the server's clock (window ±\(window) s)")
+            }
+        }
+
+        /// Verifies the signature with the client's secret and, when the request carries a
+        /// token, that token's secret (HMAC-SHA1, HMAC-SHA256, PLAINTEXT), or with the client's
+        /// RSA public key (RSA-SHA1). The comparison takes constant time.
+        ///
+        /// - Throws: ``OAuth1Error/Code-swift.struct/invalidSignature`` when the signature does
+        ///   not match; ``OAuth1Error/Code-swift.struct/missingKey`` for RSA-SHA1 without `publicKey`.
+        public func verify(clientSecret: String, tokenSecret: String?, publicKey: RSAPublicKey? = nil) throws {
+            let valid: Bool
+            let baseString = Array(signatureBaseString.utf8)
+            switch signatureMethod {
+            case .hmacSHA1, .hmacSHA256:
+                let key = SymmetricKey(data: Signer.signingKey(clientSecret: clientSecret, tokenSecret: tokenSecret))
+                guard let received = try? Base64.decode(string: signature) else {
+                    throw OAuth1Error(.invalidSignature, "oauth_signature is not Base64")
+                }
+                if signatureMethod == .hmacSHA1 {
+                    valid = HMAC<Insecure.SHA1>.isValidAuthenticationCode(received, authenticating: baseString, using: key)
+                } else {
+                    valid = HMAC<SHA256>.isValidAuthenticationCode(received, authenticating: baseString, using: key)
+                }
+            case .plaintext:
+                let expected = Signer.signingKey(clientSecret: clientSecret, tokenSecret: tokenSecret)
+                valid = constantTimeEquals(expected, Array(signature.utf8))
+            case .rsaSHA1:
+                guard let publicKey else {
+                    throw OAuth1Error(.missingKey, "RSA-SHA1 is verified with the client's RSA public key")
+                }
+                guard let received = try? Base64.decode(string: signature) else {
+                    throw OAuth1Error(.invalidSignature, "oauth_signature is not Base64")
+                }
+                valid = publicKey.isValidSignature(received, for: baseString)
+            default:
+                throw OAuth1Error(.unsupportedSignatureMethod, "oauth_signature_method '\(signatureMethod.rawValue)' is not supported")
+            }
+            guard valid else {
+                throw OAuth1Error(.invalidSignature, "oauth_signature does not match the request")
+            }
+        }
+    }
+
+    /// The `Authorization: OAuth` header: [RFC 5849 §3.5.1](https://www.rfc-editor.org/rfc/rfc5849#section-3.5.1).
+    public enum AuthorizationHeader {
+        /// Parses an `Authorization` value. Returns `nil` when its scheme is not `OAuth` (compared
+        /// case-insensitively); otherwise the `realm` and the other parameters, names and values
+        /// percent-decoded (§3.6).
+        ///
+        /// - Throws: ``OAuth1Error/Code-swift.struct/malformedHeader`` when the parameters do not
+        ///   follow `name="value"` separated by commas.
+        public static func parse(_ value: String) throws -> (realm: String?, parameters: [Parameter])? {
+            let bytes = Array(value.utf8)
+            var index = 0
+            func skipSpaces() { while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x09 { index += 1 } }
+            skipSpaces()
+            let schemeStart = index
+            while index < bytes.count, bytes[index] != 0x20, bytes[index] != 0x09 { index += 1 }
+            let scheme = String(decoding: bytes[schemeStart..<index], as: UTF8.self)
+            guard scheme.lowercased() == "oauth" else { return nil }
+            var realm: String? = nil
+            var parameters: [Parameter] = []
+            while true {
+                skipSpaces()
+                while index < bytes.count, bytes[index] == UInt8(ascii: ",") { index += 1; skipSpaces() }
+                if index == bytes.count { break }
+                let nameStart = index
+                while index < bytes.count, isTokenCharacter(bytes[index]) { index += 1 }
+                guard index > nameStart else {
+                    throw OAuth1Error(.malformedHeader, "expected a parameter name at offset \(index)")
+                }
+                let rawName = bytes[nameStart..<index]
+                skipSpaces()
+                guard index < bytes.count, bytes[index] == UInt8(ascii: "=") else {
+                    throw OAuth1Error(.malformedHeader, "parameter '\(String(decoding: rawName, as: UTF8.self))' has no '='")
+                }
+                index += 1
+                skipSpaces()
+                var rawValue: [UInt8] = []
+                if index < bytes.count, bytes[index] == UInt8(ascii: "\"") {
+                    index += 1
+                    var closed = false
+                    while index < bytes.count {
+                        let octet = bytes[index]
+                        if octet == UInt8(ascii: "\\"), index + 1 < bytes.count {
+                            rawValue.append(bytes[index + 1])
+                            index += 2
+                            continue
+                        }
+                        if octet == UInt8(ascii: "\"") { closed = true; index += 1; break }
+                        rawValue.append(octet)
+                        index += 1
+                    }
+                    guard closed else {
+                        throw OAuth1Error(.malformedHeader, "unterminated quoted value for '\(String(decoding: rawName, as: UTF8.self))'")
+                    }
+                } else {
+                    // Unquoted values are tolerated (some clients send them).
+                    while index < bytes.count, isTokenCharacter(bytes[index]) || bytes[index] == UInt8(ascii: "%") {
+                        rawValue.append(bytes[index])
+                        index += 1
+                    }
+                }
+                let name = String(decoding: try PercentEncoding.decode(rawName, plusIsSpace: false), as: UTF8.self)
+                if name.lowercased() == "realm" {
+                    realm = String(decoding: rawValue, as: UTF8.self)
+                } else {
+                    let decoded = try PercentEncoding.decode(rawValue, plusIsSpace: false)
+                    parameters.append(Parameter(name, String(decoding: decoded, as: UTF8.self)))
+                }
+                skipSpaces()
+                if index < bytes.count {
+                    guard bytes[index] == UInt8(ascii: ",") else {
+                        throw OAuth1Error(.malformedHeader, "expected ',' after parameter '\(name)'")
+                    }
+                }
+            }
+            return (realm, parameters)
+        }
+
+        /// RFC 9110 §5.6.2 `tchar`.
+        static func isTokenCharacter(_ octet: UInt8) -> Bool {
+            switch octet {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"):
+                return true
+            default:
+                return "!#$%&'*+-.^_`|~".utf8.contains(octet)
+            }
+        }
+    }
+}

@@ -1,0 +1,52 @@
+public import HTTPTypes
+
+/// A failure to read an absolute `http`/`https` URL.
+public struct URLError: Error, Hashable, CustomStringConvertible {
+    public let reason: String
+    public init(_ reason: String) { self.reason = reason }
+    public var description: String { "URLError: \(reason)" }
+}
+
+extension HTTPRequest {
+    /// A request for an absolute URL, without Foundation: `scheme://authority/path?query`.
+    ///
+    /// The scheme is lowercased; the authority and the path and query are kept exactly as
+    /// written (a signature covers the path as sent, RFC 5849 §3.4.1.2). A fragment is dropped;
+    /// user information (`user:password@`) is refused, as credentials never travel in URLs here.
+    public init(method: Method, absoluteURL: String, headerFields: HTTPFields = [:]) throws {
+        guard let colon = absoluteURL.firstIndex(of: ":"),
+            absoluteURL[colon...].hasPrefix("://")
+        else {
+            throw URLError("'\(absoluteURL)' is not an absolute URL (expected scheme://host/path)")
+        }
+        let scheme = absoluteURL[..<colon].lowercased()
+        guard let first = scheme.first, first.isLetter, scheme.allSatisfy(Self.isSchemeCharacter) else {
+            throw URLError("'\(absoluteURL)' has no valid scheme")
+        }
+        var rest = absoluteURL[absoluteURL.index(colon, offsetBy: 3)...]
+        if let hash = rest.firstIndex(of: "#") { rest = rest[..<hash] }
+        let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
+        let authority = rest[..<authorityEnd]
+        guard !authority.isEmpty else {
+            throw URLError("'\(absoluteURL)' has no host")
+        }
+        guard !authority.contains("@") else {
+            throw URLError("user information in a URL is not supported; pass credentials explicitly")
+        }
+        guard !authority.contains(where: { $0 == " " || $0 == "\t" || $0.isNewline }) else {
+            throw URLError("'\(absoluteURL)' has white space in its host")
+        }
+        var path = String(rest[authorityEnd...])
+        if path.isEmpty { path = "/" } else if path.hasPrefix("?") { path = "/" + path }
+        self.init(method: method, scheme: scheme, authority: String(authority), path: path, headerFields: headerFields)
+    }
+
+    private static func isSchemeCharacter(_ c: Character) -> Bool {
+        c.isLetter || c.isNumber || c == "+" || c == "-" || c == "."
+    }
+
+    /// `scheme://authority/path?query` of this request.
+    public var absoluteURL: String {
+        (scheme ?? "") + "://" + (authority ?? "") + (path ?? "/")
+    }
+}
