@@ -19,14 +19,29 @@ extension OAuth1 {
         /// Appends the RFC 5849 §3.6 encoding of `octets` to `output`, in one pass.
         @inlinable
         public static func append(encoding octets: some Sequence<UInt8>, to output: inout [UInt8]) {
-            for octet in octets {
-                if isUnreserved(octet) {
-                    output.append(octet)
-                } else {
-                    output.append(UInt8(ascii: "%"))
-                    output.append(hexDigits[Int(octet >> 4)])
-                    output.append(hexDigits[Int(octet & 0x0F)])
-                }
+            let done: Void? = octets.withContiguousStorageIfAvailable { append(encoding: $0, to: &output) }
+            if done == nil {
+                for octet in octets { appendOne(octet, to: &output) }
+            }
+        }
+
+        /// The contiguous fast path: one capacity check, then plain stores.
+        @inlinable
+        static func append(encoding octets: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
+            output.reserveCapacity(output.count + octets.count * 3)
+            for octet in octets { appendOne(octet, to: &output) }
+        }
+
+        @inlinable @inline(__always)
+        static func appendOne(_ octet: UInt8, to output: inout [UInt8]) {
+            if isUnreserved(octet) {
+                output.append(octet)
+            } else {
+                let high = octet >> 4
+                let low = octet & 0x0F
+                output.append(UInt8(ascii: "%"))
+                output.append(high < 10 ? high + 48 : high + 55)
+                output.append(low < 10 ? low + 48 : low + 55)
             }
         }
 
@@ -42,9 +57,6 @@ extension OAuth1 {
                 return false
             }
         }
-
-        @usableFromInline
-        static let hexDigits: [UInt8] = Array("0123456789ABCDEF".utf8)
 
         /// Decodes `%XY` escapes (either case of hex digit) and, when `plusIsSpace` is set (the
         /// `application/x-www-form-urlencoded` rule that RFC 5849 §3.4.1.3.1 applies to the query

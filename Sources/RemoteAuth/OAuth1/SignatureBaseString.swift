@@ -16,7 +16,7 @@ extension OAuth1 {
         public static func make(method: HTTPRequest.Method, baseStringURI: String, parameters: [Parameter]) -> String {
             var pairs = EncodedPairs()
             for parameter in parameters { pairs.append(name: parameter.name.utf8, value: parameter.value.utf8) }
-            return String(decoding: pairs.baseString(method: method.rawValue, baseStringURI: baseStringURI), as: UTF8.self)
+            return String(decoding: pairs.baseString(method: method.rawValue, baseStringURI: Array(baseStringURI.utf8)), as: UTF8.self)
         }
 
         /// The base string URI: [RFC 5849 §3.4.1.2](https://www.rfc-editor.org/rfc/rfc5849#section-3.4.1.2).
@@ -30,43 +30,70 @@ extension OAuth1 {
         /// - Throws: ``OAuth1Error/Code-swift.struct/malformedRequest`` for an empty scheme or host,
         ///   or a port that is not a number.
         public static func baseStringURI(scheme: String, authority: String, path: String) throws -> String {
-            let scheme = scheme.lowercased()
-            guard !scheme.isEmpty else {
+            String(decoding: try baseStringURIBytes(scheme: scheme, authority: authority, path: path), as: UTF8.self)
+        }
+
+        /// ``baseStringURI(scheme:authority:path:)`` as bytes, worked out over UTF-8 alone.
+        static func baseStringURIBytes(scheme: String, authority: String, path: String) throws -> [UInt8] {
+            @inline(__always) func lower(_ octet: UInt8) -> UInt8 {
+                octet >= UInt8(ascii: "A") && octet <= UInt8(ascii: "Z") ? octet + 32 : octet
+            }
+            var result: [UInt8] = []
+            result.reserveCapacity(scheme.utf8.count + authority.utf8.count + path.utf8.count + 3)
+            for octet in scheme.utf8 { result.append(lower(octet)) }
+            guard !result.isEmpty else {
                 throw OAuth1Error(.malformedRequest, "the request has no scheme")
             }
-            var hostPort = Substring(authority)
-            if let at = hostPort.lastIndex(of: "@") { hostPort = hostPort[hostPort.index(after: at)...] }
-            var host = hostPort
-            var port: Substring? = nil
-            if hostPort.hasPrefix("[") {
+            let isHTTP = result.elementsEqual("http".utf8)
+            let isHTTPS = !isHTTP && result.elementsEqual("https".utf8)
+            result.append(contentsOf: "://".utf8)
+
+            var authority = authority
+            return try authority.withUTF8 { bytes in
+            var hostStart = 0
+            if let at = bytes.lastIndex(of: UInt8(ascii: "@")) { hostStart = at + 1 }
+            var hostEnd = bytes.count
+            var portStart: Int? = nil
+            if hostStart < bytes.count, bytes[hostStart] == UInt8(ascii: "[") {
                 // IP-literal (RFC 3986 §3.2.2): "[v6]" or "[v6]:port".
-                guard let close = hostPort.firstIndex(of: "]") else {
+                guard let close = bytes[hostStart...].firstIndex(of: UInt8(ascii: "]")) else {
                     throw OAuth1Error(.malformedRequest, "unterminated IPv6 literal in the authority")
                 }
-                host = hostPort[...close]
-                let rest = hostPort[hostPort.index(after: close)...]
-                if rest.hasPrefix(":") { port = rest.dropFirst() } else if !rest.isEmpty {
-                    throw OAuth1Error(.malformedRequest, "unexpected characters after the IPv6 literal")
+                hostEnd = close + 1
+                if hostEnd < bytes.count {
+                    guard bytes[hostEnd] == UInt8(ascii: ":") else {
+                        throw OAuth1Error(.malformedRequest, "unexpected characters after the IPv6 literal")
+                    }
+                    portStart = hostEnd + 1
                 }
-            } else if let colon = hostPort.lastIndex(of: ":") {
-                host = hostPort[..<colon]
-                port = hostPort[hostPort.index(after: colon)...]
+            } else if let colon = bytes[hostStart...].lastIndex(of: UInt8(ascii: ":")) {
+                hostEnd = colon
+                portStart = colon + 1
             }
-            guard !host.isEmpty else {
+            guard hostEnd > hostStart else {
                 throw OAuth1Error(.malformedRequest, "the request has no host")
             }
-            var result = scheme + "://" + host.lowercased()
-            if let port, !port.isEmpty {
-                guard port.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }), let number = Int(port) else {
-                    throw OAuth1Error(.malformedRequest, "the port '\(port)' is not a number")
+            for octet in bytes[hostStart..<hostEnd] { result.append(lower(octet)) }
+            if let portStart, portStart < bytes.count {
+                let digits = UnsafeBufferPointer(rebasing: bytes[portStart...])
+                guard digits.count <= 5, digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
+                    throw OAuth1Error(.malformedRequest, "the port '\(String(decoding: digits, as: UTF8.self))' is not a number")
                 }
-                let isDefault = (scheme == "http" && number == 80) || (scheme == "https" && number == 443)
-                if !isDefault { result += ":" + String(number) }
+                let number = digits.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
+                let isDefault = (isHTTP && number == 80) || (isHTTPS && number == 443)
+                if !isDefault {
+                    result.append(UInt8(ascii: ":"))
+                    result.append(contentsOf: String(number).utf8)
+                }
             }
-            var pathOnly = Substring(path)
-            if let mark = pathOnly.firstIndex(where: { $0 == "?" || $0 == "#" }) { pathOnly = pathOnly[..<mark] }
-            result += pathOnly.isEmpty ? "/" : String(pathOnly)
+            let pathStart = result.count
+            for octet in path.utf8 {
+                if octet == UInt8(ascii: "?") || octet == UInt8(ascii: "#") { break }
+                result.append(octet)
+            }
+            if result.count == pathStart { result.append(UInt8(ascii: "/")) }
             return result
+            }
         }
 
         /// The base string URI of a request (its `:scheme`, `:authority` and `:path`).
@@ -88,7 +115,7 @@ extension OAuth1 {
             var pairs = EncodedPairs()
             for parameter in parameters { pairs.append(name: parameter.name.utf8, value: parameter.value.utf8) }
             var output: [UInt8] = []
-            pairs.appendNormalized(to: &output, encodeAgain: false)
+            pairs.appendNormalized(to: &output)
             return String(decoding: output, as: UTF8.self)
         }
 
@@ -98,7 +125,7 @@ extension OAuth1 {
         /// without `=` has an empty value, `+` is a space, empty pairs (`a&&b`) are skipped.
         public static func formParameters(_ encoded: some StringProtocol) throws -> [Parameter] {
             var result: [Parameter] = []
-            try forEachFormPair(Array(encoded.utf8)) { name, value in
+            try forEachFormPair(Array(encoded.utf8)[...]) { name, value in
                 let name = try PercentEncoding.decode(name, plusIsSpace: true)
                 let value = try PercentEncoding.decode(value, plusIsSpace: true)
                 result.append(Parameter(String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
@@ -108,7 +135,7 @@ extension OAuth1 {
 
         /// Calls `body` with the raw (still encoded) name and value of each pair.
         static func forEachFormPair(
-            _ bytes: [UInt8],
+            _ bytes: ArraySlice<UInt8>,
             _ body: (ArraySlice<UInt8>, ArraySlice<UInt8>) throws -> Void
         ) throws {
             var start = bytes.startIndex
@@ -128,64 +155,125 @@ extension OAuth1 {
     }
 }
 
-/// Encoded name/value pairs, collected once and sorted per RFC 5849 §3.4.1.3.2; the one
-/// place the base string is assembled, straight into bytes.
+/// Encoded name/value pairs, collected once into one buffer and sorted per RFC 5849
+/// §3.4.1.3.2; the one place the base string is assembled, straight into bytes.
 struct EncodedPairs {
-    var names: [[UInt8]] = []
-    var values: [[UInt8]] = []
+    /// Every encoded name and value, back to back, in `storage[0..<used]`.
+    private(set) var storage: [UInt8]
+    private(set) var used = 0
+    /// For each pair: where its name and value lie in `storage`.
+    private(set) var pairs: [(name: Range<Int>, value: Range<Int>)] = []
 
-    init() {
-        names.reserveCapacity(12)
-        values.reserveCapacity(12)
+    /// - Parameter capacity: the decoded bytes that will be added, at most (each encodes to at
+    ///   most 3); the buffer grows if more come.
+    init(capacity: Int = 256) {
+        storage = [UInt8](repeating: 0, count: capacity * 3)
+        pairs.reserveCapacity(12)
+    }
+
+    var count: Int { pairs.count }
+
+    func name(at index: Int) -> ArraySlice<UInt8> { storage[pairs[index].name] }
+
+    private mutating func ensureRoom(_ extra: Int) {
+        if used + extra > storage.count {
+            storage.append(contentsOf: repeatElement(0, count: Swift.max(extra, storage.count)))
+        }
     }
 
     /// Appends a decoded pair, encoding it (§3.6).
-    mutating func append(name: some Sequence<UInt8>, value: some Sequence<UInt8>) {
-        var n: [UInt8] = []
-        OAuth1.PercentEncoding.append(encoding: name, to: &n)
-        var v: [UInt8] = []
-        OAuth1.PercentEncoding.append(encoding: value, to: &v)
-        names.append(n)
-        values.append(v)
+    mutating func append(name: some Collection<UInt8>, value: some Collection<UInt8>) {
+        let nameStart = used
+        appendEncoded(name)
+        let valueStart = used
+        appendEncoded(value)
+        pairs.append((nameStart..<valueStart, valueStart..<used))
     }
 
-    /// Appends every pair of a raw `application/x-www-form-urlencoded` string: each name and
-    /// value is decoded, then encoded again (§3.4.1.3.1).
-    mutating func appendForm(_ bytes: [UInt8]) throws {
-        try OAuth1.SignatureBaseString.forEachFormPair(bytes) { name, value in
-            append(
-                name: try OAuth1.PercentEncoding.decode(name, plusIsSpace: true),
-                value: try OAuth1.PercentEncoding.decode(value, plusIsSpace: true)
-            )
+    private mutating func appendEncoded(_ octets: some Collection<UInt8>) {
+        ensureRoom(octets.count * 3)
+        let start = used
+        let written: Int = storage.withUnsafeMutableBufferPointer { buffer in
+            var writer = ByteWriter(UnsafeMutableBufferPointer(rebasing: buffer[start...]))
+            writer.writeEncoded(octets)
+            return writer.count
         }
+        used += written
+    }
+
+    /// Appends every pair of a raw `application/x-www-form-urlencoded` string (§3.4.1.3.1):
+    /// each name and value is decoded (`%XY`, `+` as space) and encoded again (§3.6) in one pass.
+    mutating func appendForm(_ bytes: ArraySlice<UInt8>) throws {
+        try OAuth1.SignatureBaseString.forEachFormPair(bytes) { name, value in
+            let nameStart = used
+            try appendFormComponent(name)
+            let valueStart = used
+            try appendFormComponent(value)
+            pairs.append((nameStart..<valueStart, valueStart..<used))
+        }
+    }
+
+    private mutating func appendFormComponent(_ raw: ArraySlice<UInt8>) throws {
+        ensureRoom(raw.count * 3)
+        let start = used
+        let written: Int = try storage.withUnsafeMutableBufferPointer { buffer in
+            var writer = ByteWriter(UnsafeMutableBufferPointer(rebasing: buffer[start...]))
+            var index = raw.startIndex
+            while index < raw.endIndex {
+                var octet = raw[index]
+                if octet == UInt8(ascii: "%") {
+                    guard index + 2 < raw.endIndex,
+                        let high = OAuth1.PercentEncoding.hexValue(raw[index + 1]),
+                        let low = OAuth1.PercentEncoding.hexValue(raw[index + 2])
+                    else {
+                        throw OAuth1Error(.malformedEncoding, "a '%' is not followed by two hexadecimal digits")
+                    }
+                    octet = high << 4 | low
+                    index += 3
+                } else {
+                    if octet == UInt8(ascii: "+") { octet = UInt8(ascii: " ") }
+                    index += 1
+                }
+                writer.writeEncoded(octet)
+            }
+            return writer.count
+        }
+        used += written
     }
 
     /// The order of §3.4.1.3.2: by encoded name, then encoded value, byte order.
     func sortedOrder() -> [Int] {
-        var order = Array(names.indices)
-        order.sort { a, b in
-            if names[a] != names[b] { return names[a].lexicographicallyPrecedes(names[b]) }
-            return values[a].lexicographicallyPrecedes(values[b])
+        var order = Array(pairs.indices)
+        storage.withUnsafeBufferPointer { buffer in
+            func less(_ a: Range<Int>, _ b: Range<Int>) -> Int {
+                let n = min(a.count, b.count)
+                var i = 0
+                while i < n {
+                    let x = buffer[a.lowerBound + i]
+                    let y = buffer[b.lowerBound + i]
+                    if x != y { return x < y ? -1 : 1 }
+                    i += 1
+                }
+                return a.count == b.count ? 0 : (a.count < b.count ? -1 : 1)
+            }
+            order.sort { a, b in
+                let byName = less(pairs[a].name, pairs[b].name)
+                if byName != 0 { return byName < 0 }
+                return less(pairs[a].value, pairs[b].value) < 0
+            }
         }
         return order
     }
 
-    /// Writes `name=value&…` in sorted order; with `encodeAgain` each octet is encoded once
-    /// more, as the base string (§3.4.1.1 step 5) needs, so no intermediate string is built.
-    func appendNormalized(to output: inout [UInt8], encodeAgain: Bool) {
+    /// Writes `name=value&…` in sorted order (§3.4.1.3.2).
+    func appendNormalized(to output: inout [UInt8]) {
         var first = true
         for index in sortedOrder() {
-            if encodeAgain {
-                if !first { output.append(contentsOf: [UInt8(ascii: "%"), UInt8(ascii: "2"), UInt8(ascii: "6")]) }
-                OAuth1.PercentEncoding.append(encoding: names[index], to: &output)
-                output.append(contentsOf: [UInt8(ascii: "%"), UInt8(ascii: "3"), UInt8(ascii: "D")])
-                OAuth1.PercentEncoding.append(encoding: values[index], to: &output)
-            } else {
-                if !first { output.append(UInt8(ascii: "&")) }
-                output.append(contentsOf: names[index])
-                output.append(UInt8(ascii: "="))
-                output.append(contentsOf: values[index])
-            }
+            let (name, value) = pairs[index]
+            if !first { output.append(UInt8(ascii: "&")) }
+            output.append(contentsOf: storage[name])
+            output.append(UInt8(ascii: "="))
+            output.append(contentsOf: storage[value])
             first = false
         }
     }
@@ -193,16 +281,27 @@ struct EncodedPairs {
     /// The whole base string (§3.4.1.1):
     /// 1. the method in uppercase; 2. `&`; 3. the encoded base string URI; 4. `&`;
     /// 5. the encoded normalized parameters.
-    func baseString(method: String, baseStringURI: String) -> [UInt8] {
-        var output: [UInt8] = []
-        output.reserveCapacity(baseStringURI.utf8.count * 2 + names.count * 48 + 64)
-        for octet in method.utf8 {
-            output.append(octet >= UInt8(ascii: "a") && octet <= UInt8(ascii: "z") ? octet - 32 : octet)
+    func baseString(method: String, baseStringURI: [UInt8]) -> [UInt8] {
+        let order = sortedOrder()
+        let capacity = method.utf8.count + 2 + baseStringURI.count * 3 + storage.count * 3 + pairs.count * 6
+        return storage.withUnsafeBufferPointer { storage in
+            [UInt8](writingAtMost: capacity) { out in
+                for octet in method.utf8 {
+                    out.write(octet >= UInt8(ascii: "a") && octet <= UInt8(ascii: "z") ? octet - 32 : octet)
+                }
+                out.write(UInt8(ascii: "&"))
+                out.writeEncoded(baseStringURI)
+                out.write(UInt8(ascii: "&"))
+                var first = true
+                for index in order {
+                    let (name, value) = pairs[index]
+                    if !first { out.write("%26") }
+                    first = false
+                    out.writeEncoded(UnsafeBufferPointer(rebasing: storage[name]))
+                    out.write("%3D")
+                    out.writeEncoded(UnsafeBufferPointer(rebasing: storage[value]))
+                }
+            }
         }
-        output.append(UInt8(ascii: "&"))
-        OAuth1.PercentEncoding.append(encoding: baseStringURI.utf8, to: &output)
-        output.append(UInt8(ascii: "&"))
-        appendNormalized(to: &output, encodeAgain: true)
-        return output
     }
 }

@@ -38,7 +38,11 @@ extension OAuth1 {
         /// The body to send: unchanged, or extended with the protocol parameters (body placement).
         public var body: [UInt8]?
         /// The signature base string (§3.4.1); `nil` for PLAINTEXT, which signs none.
-        public var signatureBaseString: String?
+        public var signatureBaseString: String? {
+            signatureBaseStringBytes.map { String(decoding: $0, as: UTF8.self) }
+        }
+        /// The signature base string's bytes, as signed.
+        public var signatureBaseStringBytes: [UInt8]?
         /// `oauth_signature`, before its final encoding.
         public var signature: String
         /// Every protocol parameter sent, `oauth_signature` included, sorted by name.
@@ -46,7 +50,7 @@ extension OAuth1 {
         /// The `Authorization` value these parameters make (§3.5.1), whatever the placement.
         public var authorization: String
         /// The absolute URL of ``request`` (`scheme://authority/path?query`).
-        public var url: String
+        public var url: String { request.absoluteURL }
     }
 
     /// Signs requests for one client and, optionally, one token.
@@ -131,58 +135,13 @@ extension OAuth1 {
             nonce: String?,
             timestamp: String?
         ) throws -> SignedRequest {
-            guard let scheme = request.scheme, let authority = request.authority else {
-                throw OAuth1Error(.malformedRequest, "the request has no scheme or authority")
-            }
-            let path = request.path ?? "/"
-            let baseStringURI = try SignatureBaseString.baseStringURI(scheme: scheme, authority: authority, path: path)
-
-            // Protocol parameters (§3.1), in name order.
-            var protocolParameters: [Parameter] = []
-            protocolParameters.reserveCapacity(9)
-            if let callback = options.callback { protocolParameters.append(Parameter("oauth_callback", callback)) }
-            protocolParameters.append(Parameter("oauth_consumer_key", client.key))
-            if let nonce { protocolParameters.append(Parameter("oauth_nonce", nonce)) }
-            protocolParameters.append(Parameter("oauth_signature_method", signatureMethod.rawValue))
-            if let timestamp { protocolParameters.append(Parameter("oauth_timestamp", timestamp)) }
-            if let token { protocolParameters.append(Parameter("oauth_token", token.token)) }
-            if let verifier = options.verifier { protocolParameters.append(Parameter("oauth_verifier", verifier)) }
-            if options.includeVersion { protocolParameters.append(Parameter("oauth_version", "1.0")) }
-
-            // Request parameters (§3.4.1.3.1): the query, then a form body.
-            var pairs = EncodedPairs()
-            var query: Substring? = nil
-            if let mark = path.firstIndex(of: "?") {
-                query = path[path.index(after: mark)...]
-                try pairs.appendForm(Array(query!.utf8))
-            }
-            let isForm = FormBody.isFormEncoded(request.headerFields)
-            if options.placement == .body {
-                guard isForm || (body ?? []).isEmpty else {
-                    throw OAuth1Error(.malformedRequest, "body placement needs an application/x-www-form-urlencoded body (§3.5.2)")
-                }
-            }
-            if isForm, let body, !body.isEmpty { try pairs.appendForm(body) }
-            for (name, _) in zip(pairs.names, pairs.values) where Self.collides(name, with: protocolParameters) {
-                throw OAuth1Error(.duplicateParameter, "the request already carries '\(String(decoding: name, as: UTF8.self))'")
-            }
-            for parameter in protocolParameters { pairs.append(name: parameter.name.utf8, value: parameter.value.utf8) }
-
-            // Signature (§3.4).
-            var baseString: [UInt8]? = nil
-            let signature: String
-            switch signatureMethod {
-            case .plaintext:
-                signature = plaintextSignature
-            default:
-                let bytes = pairs.baseString(method: request.method.rawValue, baseStringURI: baseStringURI)
-                baseString = bytes
-                signature = try sign(baseString: bytes)
-            }
-            let signatureParameter = Parameter("oauth_signature", signature)
-            let insertAt = protocolParameters.firstIndex { $0.name > "oauth_signature" } ?? protocolParameters.endIndex
-            protocolParameters.insert(signatureParameter, at: insertAt)
-
+            let computed = try compute(request, body: body, options: options, nonce: nonce, timestamp: timestamp)
+            let protocolParameters = computed.protocolParameters
+            let pathBytes = computed.pathBytes
+            let query = computed.query
+            let isForm = computed.isForm
+            let signature = computed.signature
+            let baseString = computed.baseString
             let authorization = Self.authorizationHeader(protocolParameters, realm: options.realm)
             var signedRequest = request
             var signedBody = body
@@ -190,7 +149,7 @@ extension OAuth1 {
             case .header:
                 signedRequest.headerFields.append(HTTPField(name: .authorization, value: authorization))
             case .query:
-                var extended = Array(path.utf8)
+                var extended = pathBytes
                 var separator = query == nil ? UInt8(ascii: "?") : UInt8(ascii: "&")
                 if let query, query.isEmpty { separator = 0 }
                 for parameter in protocolParameters {
@@ -213,12 +172,103 @@ extension OAuth1 {
             return SignedRequest(
                 request: signedRequest,
                 body: signedBody,
-                signatureBaseString: baseString.map { String(decoding: $0, as: UTF8.self) },
+                signatureBaseStringBytes: baseString,
                 signature: signature,
                 protocolParameters: protocolParameters,
-                authorization: authorization,
-                url: scheme + "://" + authority + (signedRequest.path ?? "/")
+                authorization: authorization
             )
+        }
+
+        /// The `Authorization` value for `request` (§3.5.1), and nothing else: what
+        /// ``sign(_:body:options:nonce:timestamp:)`` puts in the header, without building the
+        /// signed request around it.
+        public func authorization(
+            for request: HTTPRequest,
+            body: [UInt8]? = nil,
+            options: SigningOptions = SigningOptions(),
+            nonce: String?,
+            timestamp: String?
+        ) throws -> String {
+            let computed = try compute(request, body: body, options: options, nonce: nonce, timestamp: timestamp)
+            return Self.authorizationHeader(computed.protocolParameters, realm: options.realm)
+        }
+
+        struct Computed {
+            var protocolParameters: [Parameter]
+            var signature: String
+            var baseString: [UInt8]?
+            var pathBytes: [UInt8]
+            var query: ArraySlice<UInt8>?
+            var isForm: Bool
+        }
+
+        /// Collects the parameters (§3.4.1.3), builds the base string (§3.4.1) and signs it (§3.4).
+        func compute(
+            _ request: HTTPRequest,
+            body: [UInt8]?,
+            options: SigningOptions,
+            nonce: String?,
+            timestamp: String?
+        ) throws -> Computed {
+            guard let scheme = request.scheme, let authority = request.authority else {
+                throw OAuth1Error(.malformedRequest, "the request has no scheme or authority")
+            }
+            let path = request.path ?? "/"
+            let baseStringURI = try SignatureBaseString.baseStringURIBytes(scheme: scheme, authority: authority, path: path)
+
+            // Protocol parameters (§3.1), in name order; `oauth_signature` is filled in last.
+            var protocolParameters: [Parameter] = []
+            protocolParameters.reserveCapacity(9)
+            if let callback = options.callback { protocolParameters.append(Parameter("oauth_callback", callback)) }
+            protocolParameters.append(Parameter("oauth_consumer_key", client.key))
+            if let nonce { protocolParameters.append(Parameter("oauth_nonce", nonce)) }
+            let signatureIndex = protocolParameters.count
+            protocolParameters.append(Parameter("oauth_signature", ""))
+            protocolParameters.append(Parameter("oauth_signature_method", signatureMethod.rawValue))
+            if let timestamp { protocolParameters.append(Parameter("oauth_timestamp", timestamp)) }
+            if let token { protocolParameters.append(Parameter("oauth_token", token.token)) }
+            if let verifier = options.verifier { protocolParameters.append(Parameter("oauth_verifier", verifier)) }
+            if options.includeVersion { protocolParameters.append(Parameter("oauth_version", "1.0")) }
+
+            // Request parameters (§3.4.1.3.1): the query, then a form body.
+            var capacity = path.utf8.count + (body?.count ?? 0) + 32
+            for parameter in protocolParameters { capacity += parameter.name.utf8.count + parameter.value.utf8.count }
+            var pairs = EncodedPairs(capacity: capacity)
+            var query: ArraySlice<UInt8>? = nil
+            let pathBytes = Array(path.utf8)
+            if let mark = pathBytes.firstIndex(of: UInt8(ascii: "?")) {
+                query = pathBytes[(mark + 1)...]
+                try pairs.appendForm(query!)
+            }
+            let isForm = FormBody.isFormEncoded(request.headerFields)
+            if options.placement == .body {
+                guard isForm || (body ?? []).isEmpty else {
+                    throw OAuth1Error(.malformedRequest, "body placement needs an application/x-www-form-urlencoded body (§3.5.2)")
+                }
+            }
+            if isForm, let body, !body.isEmpty { try pairs.appendForm(body[...]) }
+            for index in 0..<pairs.count where Self.collides(pairs.name(at: index), with: protocolParameters) {
+                throw OAuth1Error(.duplicateParameter, "the request already carries '\(String(decoding: pairs.name(at: index), as: UTF8.self))'")
+            }
+            for (index, parameter) in protocolParameters.enumerated() where index != signatureIndex {
+                pairs.append(name: parameter.name.utf8, value: parameter.value.utf8)
+            }
+
+            // Signature (§3.4).
+            var baseString: [UInt8]? = nil
+            let signature: String
+            switch signatureMethod {
+            case .plaintext:
+                signature = plaintextSignature
+            default:
+                let bytes = pairs.baseString(method: request.method.rawValue, baseStringURI: baseStringURI)
+                baseString = bytes
+                signature = try sign(baseString: bytes)
+            }
+            protocolParameters[signatureIndex].value = signature
+            return Computed(
+                protocolParameters: protocolParameters, signature: signature, baseString: baseString,
+                pathBytes: pathBytes, query: query, isForm: isForm)
         }
 
         /// Signs a base string with this signer's method and key, returning `oauth_signature`
@@ -240,7 +290,7 @@ extension OAuth1 {
             }
         }
 
-        static func collides(_ encodedName: [UInt8], with protocolParameters: [Parameter]) -> Bool {
+        static func collides(_ encodedName: ArraySlice<UInt8>, with protocolParameters: [Parameter]) -> Bool {
             guard encodedName.starts(with: "oauth_".utf8) else { return false }
             return protocolParameters.contains { $0.name.utf8.elementsEqual(encodedName) }
         }
@@ -255,27 +305,30 @@ extension OAuth1 {
         /// in the exact form Twitter documents (names in order, values encoded per §3.6 and
         /// quoted, separated by `", "`). The realm is a quoted-string (RFC 2617), not encoded.
         public static func authorizationHeader(_ protocolParameters: [Parameter], realm: String? = nil) -> String {
-            var output: [UInt8] = Array("OAuth ".utf8)
-            output.reserveCapacity(400)
-            var first = true
-            if let realm {
-                output.append(contentsOf: "realm=\"".utf8)
-                for octet in realm.utf8 {
-                    if octet == UInt8(ascii: "\"") || octet == UInt8(ascii: "\\") { output.append(UInt8(ascii: "\\")) }
-                    output.append(octet)
+            var capacity = 6 + (realm.map { $0.utf8.count * 2 + 10 } ?? 0)
+            for parameter in protocolParameters { capacity += (parameter.name.utf8.count + parameter.value.utf8.count) * 3 + 5 }
+            let bytes = [UInt8](writingAtMost: capacity) { out in
+                out.write("OAuth ")
+                var first = true
+                if let realm {
+                    out.write("realm=\"")
+                    for octet in realm.utf8 {
+                        if octet == UInt8(ascii: "\"") || octet == UInt8(ascii: "\\") { out.write(UInt8(ascii: "\\")) }
+                        out.write(octet)
+                    }
+                    out.write(UInt8(ascii: "\""))
+                    first = false
                 }
-                output.append(UInt8(ascii: "\""))
-                first = false
+                for parameter in protocolParameters {
+                    if !first { out.write(", ") }
+                    first = false
+                    out.writeEncoded(parameter.name.utf8)
+                    out.write("=\"")
+                    out.writeEncoded(parameter.value.utf8)
+                    out.write(UInt8(ascii: "\""))
+                }
             }
-            for parameter in protocolParameters {
-                if !first { output.append(contentsOf: [UInt8(ascii: ","), UInt8(ascii: " ")]) }
-                first = false
-                PercentEncoding.append(encoding: parameter.name.utf8, to: &output)
-                output.append(contentsOf: [UInt8(ascii: "="), UInt8(ascii: "\"")])
-                PercentEncoding.append(encoding: parameter.value.utf8, to: &output)
-                output.append(UInt8(ascii: "\""))
-            }
-            return String(decoding: output, as: UTF8.self)
+            return String(decoding: bytes, as: UTF8.self)
         }
     }
 
@@ -312,9 +365,18 @@ enum FormBody {
     /// `charset` ignored, case-insensitive), the condition of RFC 5849 §3.4.1.3.1 for signing
     /// the body's parameters.
     static func isFormEncoded(_ fields: HTTPFields) -> Bool {
-        guard let value = fields[.contentType] else { return false }
-        let mediaType = value.split(separator: ";", maxSplits: 1).first ?? ""
-        return mediaType.trimmingSpaces().lowercased() == contentType
+        // The first Content-Type field (`fields[name]` would join every one of them).
+        guard let value = fields.first(where: { $0.name == .contentType })?.value else { return false }
+        if value == contentType { return true }
+        // The media type, before any `;` parameter, without surrounding white space.
+        var bytes = Substring(value).utf8
+        if let semicolon = bytes.firstIndex(of: UInt8(ascii: ";")) { bytes = bytes[..<semicolon] }
+        while let first = bytes.first, first == 0x20 || first == 0x09 { bytes = bytes.dropFirst() }
+        while let last = bytes.last, last == 0x20 || last == 0x09 { bytes = bytes.dropLast() }
+        return bytes.count == contentType.utf8.count
+            && zip(bytes, contentType.utf8).allSatisfy { a, b in
+                (a >= UInt8(ascii: "A") && a <= UInt8(ascii: "Z") ? a + 32 : a) == b
+            }
     }
 }
 

@@ -1,10 +1,10 @@
 public import HTTPTypes
 
 /// A failure to read an absolute `http`/`https` URL.
-public struct URLError: Error, Hashable, CustomStringConvertible {
+public struct RequestURLError: Error, Hashable, CustomStringConvertible {
     public let reason: String
     public init(_ reason: String) { self.reason = reason }
-    public var description: String { "URLError: \(reason)" }
+    public var description: String { "RequestURLError: \(reason)" }
 }
 
 extension HTTPRequest {
@@ -17,24 +17,24 @@ extension HTTPRequest {
         guard let colon = absoluteURL.firstIndex(of: ":"),
             absoluteURL[colon...].hasPrefix("://")
         else {
-            throw URLError("'\(absoluteURL)' is not an absolute URL (expected scheme://host/path)")
+            throw RequestURLError("'\(absoluteURL)' is not an absolute URL (expected scheme://host/path)")
         }
         let scheme = absoluteURL[..<colon].lowercased()
         guard let first = scheme.first, first.isLetter, scheme.allSatisfy(Self.isSchemeCharacter) else {
-            throw URLError("'\(absoluteURL)' has no valid scheme")
+            throw RequestURLError("'\(absoluteURL)' has no valid scheme")
         }
         var rest = absoluteURL[absoluteURL.index(colon, offsetBy: 3)...]
         if let hash = rest.firstIndex(of: "#") { rest = rest[..<hash] }
         let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
         let authority = rest[..<authorityEnd]
         guard !authority.isEmpty else {
-            throw URLError("'\(absoluteURL)' has no host")
+            throw RequestURLError("'\(absoluteURL)' has no host")
         }
         guard !authority.contains("@") else {
-            throw URLError("user information in a URL is not supported; pass credentials explicitly")
+            throw RequestURLError("user information in a URL is not supported; pass credentials explicitly")
         }
         guard !authority.contains(where: { $0 == " " || $0 == "\t" || $0.isNewline }) else {
-            throw URLError("'\(absoluteURL)' has white space in its host")
+            throw RequestURLError("'\(absoluteURL)' has white space in its host")
         }
         var path = String(rest[authorityEnd...])
         if path.isEmpty { path = "/" } else if path.hasPrefix("?") { path = "/" + path }
