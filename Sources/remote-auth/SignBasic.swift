@@ -21,7 +21,11 @@ struct SignBasic: ParsableCommand {
     func run() throws {
         let credentials: BasicCredentials
         do {
-            credentials = try BasicCredentials(user: username, password: password, encoding: latin1 ? .isoLatin1 : .utf8)
+            credentials = try BasicCredentials(
+                user: username,
+                password: password,
+                encoding: latin1 ? .isoLatin1 : .utf8
+            )
         } catch let error as BasicError {
             throw CLIFailure(Self.message(for: error))
         }

@@ -70,9 +70,15 @@ struct SignDigest: ParsableCommand {
         let response: DigestResponse
         do {
             response = try DigestResponse(
-                challenge: digestChallenge, credentials: credentials, method: requestMethod, uri: uri, body: body,
-                nonceCount: nonceCount, cnonce: cnonce ?? DigestCnonceGenerator.system.next(),
-                qop: qop.map { DigestQOP(rawValue: $0.rawValue) })
+                challenge: digestChallenge,
+                credentials: credentials,
+                method: requestMethod,
+                uri: uri,
+                body: body,
+                nonceCount: nonceCount,
+                cnonce: cnonce ?? DigestCnonceGenerator.system.next(),
+                qop: qop.map { DigestQOP(rawValue: $0.rawValue) }
+            )
         } catch let error as DigestError {
             switch error.code {
             case .bodyRequired: throw CLIFailure("body required: \(error.reason); pass --body-file")

@@ -113,8 +113,10 @@ struct BasicVector: Decodable, Sendable, CustomTestStringConvertible {
     @Test func descriptionsAndErrorsNeverShowThePassword() throws {
         let password = "s3cr3t-Pa55"
         let credentials = try BasicCredentials(user: "alice", password: password)
-        for text in [credentials.description, credentials.debugDescription, String(describing: credentials),
-                     String(reflecting: credentials), "\(credentials)"] {
+        for text in [
+            credentials.description, credentials.debugDescription, String(describing: credentials),
+            String(reflecting: credentials), "\(credentials)",
+        ] {
             #expect(!text.contains(password))
             #expect(text.contains("alice"))
         }
@@ -125,7 +127,9 @@ struct BasicVector: Decodable, Sendable, CustomTestStringConvertible {
                 try BasicCredentials(user: "a", password: password + "€", encoding: .isoLatin1)
             },
             #expect(throws: BasicError.self) {
-                try BasicCredentials(authorization: "Basic " + RemoteAuthBase64.encode(Array("a:\(password)\u{1}".utf8)))
+                try BasicCredentials(
+                    authorization: "Basic " + RemoteAuthBase64.encode(Array("a:\(password)\u{1}".utf8))
+                )
             },
         ].compactMap { $0 }
         #expect(errors.count == 4)
@@ -158,7 +162,9 @@ struct BasicVector: Decodable, Sendable, CustomTestStringConvertible {
         #expect(RemoteAuthBase64.encode([0xFB, 0xFF]) == "+/8=")
     }
 
-    @Test(arguments: ["Zg", "Zg=", "Zg===", "=Zg=", "Z===", "Zh==", "Zm9=", "Zm 9v", "Zm9v\n", "Zm-_", "Zg==Zg==", "é123"])
+    @Test(arguments: [
+        "Zg", "Zg=", "Zg===", "=Zg=", "Z===", "Zh==", "Zm9=", "Zm 9v", "Zm9v\n", "Zm-_", "Zg==Zg==", "é123",
+    ])
     func rejectsNonCanonicalOrInvalid(_ text: String) {
         #expect(RemoteAuthBase64.decode(text) == nil)
     }

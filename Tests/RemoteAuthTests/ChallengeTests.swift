@@ -9,13 +9,18 @@ private typealias P = AuthenticationChallenge.Parameter
     @Test func rfc9110Section11_6_1Example() throws {
         let value = #"Newauth realm="apps", type=1, title="Login to \"apps\"", Basic realm="simple""#
         let challenges = try AuthenticationChallenge.parse(value)
-        #expect(challenges == [
-            AuthenticationChallenge(scheme: "Newauth", parameters: [
-                P(name: "realm", value: "apps"), P(name: "type", value: "1"),
-                P(name: "title", value: #"Login to "apps""#),
-            ]),
-            AuthenticationChallenge(scheme: "Basic", parameters: [P(name: "realm", value: "simple")]),
-        ])
+        #expect(
+            challenges == [
+                AuthenticationChallenge(
+                    scheme: "Newauth",
+                    parameters: [
+                        P(name: "realm", value: "apps"), P(name: "type", value: "1"),
+                        P(name: "title", value: #"Login to "apps""#),
+                    ]
+                ),
+                AuthenticationChallenge(scheme: "Basic", parameters: [P(name: "realm", value: "simple")]),
+            ]
+        )
     }
 
     @Test func everyDigestVectorChallengeParses() throws {
@@ -53,8 +58,10 @@ private typealias P = AuthenticationChallenge.Parameter
     }
 
     @Test(arguments: [
-        ("Negotiate YIIB9wYGKwYBBQUCoIIB6zCCAeegDTALBgkqhkiG9xIBAgKiggHU", "Negotiate",
-         "YIIB9wYGKwYBBQUCoIIB6zCCAeegDTALBgkqhkiG9xIBAgKiggHU"),
+        (
+            "Negotiate YIIB9wYGKwYBBQUCoIIB6zCCAeegDTALBgkqhkiG9xIBAgKiggHU", "Negotiate",
+            "YIIB9wYGKwYBBQUCoIIB6zCCAeegDTALBgkqhkiG9xIBAgKiggHU"
+        ),
         ("Bearer abc/def+ghi==", "Bearer", "abc/def+ghi=="),
         ("Basic QWxhZGRpbjpvcGVuIHNlc2FtZQ==", "Basic", "QWxhZGRpbjpvcGVuIHNlc2FtZQ=="),
         ("Foo a=", "Foo", "a="),
@@ -68,24 +75,34 @@ private typealias P = AuthenticationChallenge.Parameter
 
     @Test func token68FollowedByAnotherChallenge() throws {
         let challenges = try AuthenticationChallenge.parse(#"Negotiate abc==, Basic realm="x", NTLM"#)
-        #expect(challenges == [
-            AuthenticationChallenge(scheme: "Negotiate", token68: "abc=="),
-            AuthenticationChallenge(scheme: "Basic", parameters: [P(name: "realm", value: "x")]),
-            AuthenticationChallenge(scheme: "NTLM"),
-        ])
+        #expect(
+            challenges == [
+                AuthenticationChallenge(scheme: "Negotiate", token68: "abc=="),
+                AuthenticationChallenge(scheme: "Basic", parameters: [P(name: "realm", value: "x")]),
+                AuthenticationChallenge(scheme: "NTLM"),
+            ]
+        )
     }
 
     @Test func emptyElementsAndWhitespace() throws {
         let value = " ,, Basic \t realm = \"x\" ,  , charset=UTF-8 ,,Digest\trealm=\"y\",nonce=n , "
         let challenges = try AuthenticationChallenge.parse(value)
-        #expect(challenges == [
-            AuthenticationChallenge(scheme: "Basic", parameters: [
-                P(name: "realm", value: "x"), P(name: "charset", value: "UTF-8"),
-            ]),
-            AuthenticationChallenge(scheme: "Digest", parameters: [
-                P(name: "realm", value: "y"), P(name: "nonce", value: "n"),
-            ]),
-        ])
+        #expect(
+            challenges == [
+                AuthenticationChallenge(
+                    scheme: "Basic",
+                    parameters: [
+                        P(name: "realm", value: "x"), P(name: "charset", value: "UTF-8"),
+                    ]
+                ),
+                AuthenticationChallenge(
+                    scheme: "Digest",
+                    parameters: [
+                        P(name: "realm", value: "y"), P(name: "nonce", value: "n"),
+                    ]
+                ),
+            ]
+        )
         #expect(try AuthenticationChallenge.parse("") == [])
         #expect(try AuthenticationChallenge.parse(" , ,") == [])
     }
@@ -149,14 +166,20 @@ private typealias P = AuthenticationChallenge.Parameter
         let error = try #require(throws: ChallengeError.self) {
             try AuthenticationChallenge.parse(#"Digest realm="x", nonce="y", realm="z""#)
         }
-        #expect(error.description == "ChallengeError.duplicateParameter: parameter 'realm' at offset 29 appears twice in one challenge")
+        #expect(
+            error.description
+                == "ChallengeError.duplicateParameter: parameter 'realm' at offset 29 appears twice in one challenge"
+        )
     }
 
     /// Random bytes, and random mixes of grammar pieces, must give a result or a ChallengeError:
     /// never a crash or another error. Seeded, so failures reproduce.
     @Test func fuzzNeverCrashes() {
         var generator = SplitMix64(seed: 0x5EED_D16E_57)
-        let pieces = ["Digest", "Basic", " ", "\t", ",", "=", "==", "\"", "\\", "realm", "a/b", "x", "\"q\\\"\"", "é", "\u{0}", "\r\n", "+"]
+        let pieces = [
+            "Digest", "Basic", " ", "\t", ",", "=", "==", "\"", "\\", "realm", "a/b", "x", "\"q\\\"\"", "é", "\u{0}",
+            "\r\n", "+",
+        ]
         var parsed = 0
         var rejected = 0
         for iteration in 0..<4000 {
@@ -176,7 +199,10 @@ private typealias P = AuthenticationChallenge.Parameter
                 parsed += 1
                 // What parsed renders to something that parses to the same challenges.
                 for challenge in challenges where challenge.token68 == nil {
-                    #expect(try AuthenticationChallenge.parse(challenge.headerValue) == [challenge], "\(value.debugDescription)")
+                    #expect(
+                        try AuthenticationChallenge.parse(challenge.headerValue) == [challenge],
+                        "\(value.debugDescription)"
+                    )
                 }
             } catch is ChallengeError {
                 rejected += 1
@@ -219,5 +245,23 @@ private typealias P = AuthenticationChallenge.Parameter
         let a = try challenge(#"Digest realm="a", nonce="n", algorithm=SHA-256"#)
         let b = try challenge(#"Digest realm="b", nonce="n", algorithm=SHA-256"#)
         #expect(AuthenticationChallenge.preferred([a, b]) == a)
+    }
+}
+
+extension ChallengeChooserTests {
+    @Test func digestWithOnlyUnknownQOPIsSkipped() throws {
+        let conf = try challenge(#"Digest realm="r", nonce="n", algorithm=SHA-256, qop="auth-conf""#)
+        let basic = try challenge(#"Basic realm="r""#)
+        #expect(AuthenticationChallenge.preferred([conf, basic]) == basic)
+    }
+
+    @Test func digestChallengeFromValueTakesStrongestAnswerable() throws {
+        let value =
+            #"Digest realm="a", nonce="1", algorithm=MD5, Digest realm="b", nonce="2", algorithm=SHA3, "#
+            + #"Digest realm="c", nonce="3", algorithm=SHA-256, Basic realm="d""#
+        #expect(try DigestChallenge(headerValue: value).realm == "c")
+        #expect(throws: DigestError(.unsupportedAlgorithm, "")) {
+            try DigestChallenge(headerValue: #"Digest realm="b", nonce="2", algorithm=SHA3, Basic realm="x""#)
+        }
     }
 }

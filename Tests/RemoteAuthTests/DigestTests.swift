@@ -12,7 +12,8 @@ struct DigestVector: Decodable, Sendable, CustomTestStringConvertible {
     var testDescription: String { name }
 
     enum CodingKeys: String, CodingKey {
-        case name, challenge, username, password, method, uri, realm, nonce, algorithm, opaque, cnonce, nc, qop, userhash
+        case name, challenge, username, password, method, uri, realm, nonce, algorithm, opaque, cnonce, nc, qop,
+            userhash
         case entityBody = "entity_body"
         case expectedHA1 = "expected_ha1"
         case expectedHA2 = "expected_ha2"
@@ -37,8 +38,13 @@ struct DigestVector: Decodable, Sendable, CustomTestStringConvertible {
         try DigestResponse(
             challenge: DigestChallenge(headerValue: challenge),
             credentials: DigestCredentials(username: username, password: password ?? self.password),
-            method: httpMethod, uri: uri, body: body, nonceCount: nonceCount,
-            cnonce: cnonce ?? "unused-in-rfc2069-mode", qop: qop.map(DigestQOP.init(rawValue:)))
+            method: httpMethod,
+            uri: uri,
+            body: body,
+            nonceCount: nonceCount,
+            cnonce: cnonce ?? "unused-in-rfc2069-mode",
+            qop: qop.map(DigestQOP.init(rawValue:))
+        )
     }
 }
 
@@ -68,16 +74,32 @@ private func hexBytes(_ hex: String) -> [UInt8] {
     @Test(arguments: try digestVectors())
     func ha1AndHA2(_ v: DigestVector) throws {
         let algorithm = DigestAlgorithm(rawValue: v.algorithm)
-        let base = DigestComputation.baseHA1(algorithm: algorithm, username: v.username, realm: v.realm, password: v.password)
+        let base = DigestComputation.baseHA1(
+            algorithm: algorithm,
+            username: v.username,
+            realm: v.realm,
+            password: v.password
+        )
         let ha1 = DigestComputation.ha1(algorithm: algorithm, baseHA1: base, nonce: v.nonce, cnonce: v.cnonce)
         let ha2 = DigestComputation.ha2(
-            algorithm: algorithm, method: v.method, uri: v.uri, qop: v.qop.map(DigestQOP.init(rawValue:)), body: v.body)
+            algorithm: algorithm,
+            method: v.method,
+            uri: v.uri,
+            qop: v.qop.map(DigestQOP.init(rawValue:)),
+            body: v.body
+        )
         #expect(ha1 == v.expectedHA1)
         #expect(ha2 == v.expectedHA2)
         #expect(algorithm.isSession == (base != ha1))
         let response = DigestComputation.response(
-            algorithm: algorithm, ha1: ha1, nonce: v.nonce, nc: v.nc, cnonce: v.cnonce,
-            qop: v.qop.map(DigestQOP.init(rawValue:)), ha2: ha2)
+            algorithm: algorithm,
+            ha1: ha1,
+            nonce: v.nonce,
+            nc: v.nc,
+            cnonce: v.cnonce,
+            qop: v.qop.map(DigestQOP.init(rawValue:)),
+            ha2: ha2
+        )
         #expect(response == v.expectedResponse)
     }
 
@@ -106,7 +128,11 @@ private func hexBytes(_ hex: String) -> [UInt8] {
         if let printed = v.rfcPrintedUserhash {
             #expect(response.usernameParameter != printed)
             let truncatedSHA512 = SHA512.hash(data: Array("\(v.username):\(v.realm)".utf8)).prefix(32)
-            #expect(truncatedSHA512.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined() == printed)
+            #expect(
+                truncatedSHA512.map {
+                    String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16)
+                }.joined() == printed
+            )
         }
     }
 
@@ -121,27 +147,44 @@ private func hexBytes(_ hex: String) -> [UInt8] {
         #expect(authorization.matchesUserhash(of: v.username))
         #expect(!authorization.matchesUserhash(of: v.username + "x"))
         let method = try v.httpMethod
-        #expect(authorization.verify(v.credentials, challenge: challenge, method: method, requestURI: v.uri, body: v.body) == .valid)
+        #expect(
+            authorization.verify(v.credentials, challenge: challenge, method: method, requestURI: v.uri, body: v.body)
+                == .valid
+        )
 
         // The same with a stored HA1 instead of the password.
         let algorithm = challenge.effectiveAlgorithm
-        let stored = hexBytes(DigestComputation.baseHA1(algorithm: algorithm, username: v.username, realm: v.realm, password: v.password))
+        let stored = hexBytes(
+            DigestComputation.baseHA1(algorithm: algorithm, username: v.username, realm: v.realm, password: v.password)
+        )
         let ha1Credentials = DigestCredentials(username: v.username, ha1: stored)
         #expect(authorization.verify(ha1Credentials, challenge: challenge, method: method, body: v.body).isValid)
         let truncated = DigestCredentials(username: v.username, ha1: Array(stored.dropLast()))
-        #expect(authorization.verify(truncated, challenge: challenge, method: method, body: v.body).failure == .invalidStoredHA1)
+        #expect(
+            authorization.verify(truncated, challenge: challenge, method: method, body: v.body).failure
+                == .invalidStoredHA1
+        )
     }
 
     @Test(arguments: try digestVectors())
     func serverRejectsWrongPasswordAndTampering(_ v: DigestVector) throws {
         let challenge = try DigestChallenge(headerValue: v.challenge)
         let method = try v.httpMethod
-        func verify(_ header: String, credentials: DigestCredentials? = nil, challenge c: DigestChallenge? = nil,
-                    method m: HTTPRequest.Method? = nil, requestURI: String? = nil, body: [UInt8]?? = .none) throws
+        func verify(
+            _ header: String,
+            credentials: DigestCredentials? = nil,
+            challenge c: DigestChallenge? = nil,
+            method m: HTTPRequest.Method? = nil,
+            requestURI: String? = nil,
+            body: [UInt8]?? = .none
+        ) throws
             -> DigestVerification.Failure?
         {
             try DigestAuthorization(headerValue: header).verify(
-                credentials ?? v.credentials, challenge: c ?? challenge, method: m ?? method, requestURI: requestURI,
+                credentials ?? v.credentials,
+                challenge: c ?? challenge,
+                method: m ?? method,
+                requestURI: requestURI,
                 body: body ?? v.body
             ).failure
         }
@@ -149,9 +192,15 @@ private func hexBytes(_ hex: String) -> [UInt8] {
         let wrong = try v.response(password: v.password + "!")
         #expect(wrong.response != v.expectedResponse)
         #expect(try verify(wrong.authorization) == .responseMismatch)
-        #expect(try verify(v.expectedHeader, credentials: DigestCredentials(username: v.username, password: "Circle")) == .responseMismatch)
+        #expect(
+            try verify(v.expectedHeader, credentials: DigestCredentials(username: v.username, password: "Circle"))
+                == .responseMismatch
+        )
         // Another user.
-        #expect(try verify(v.expectedHeader, credentials: DigestCredentials(username: "Simba", password: v.password)) == .usernameMismatch)
+        #expect(
+            try verify(v.expectedHeader, credentials: DigestCredentials(username: "Simba", password: v.password))
+                == .usernameMismatch
+        )
         // Tampered uri: the digest no longer matches; and a uri that differs from the request line.
         let tamperedURI = v.expectedHeader.replacing("uri=\"\(v.uri)\"", with: "uri=\"\(v.uri)x\"")
         #expect(tamperedURI != v.expectedHeader)
@@ -244,8 +293,10 @@ private func hexBytes(_ hex: String) -> [UInt8] {
     }
 
     @Test func decodesEveryParameter() throws {
-        let challenge = try DigestChallenge(headerValue:
-            #"digest REALM="r", domain="/a  /b http://x/c", nonce="n", opaque="o", stale=TRUE, algorithm=sha-256-sess, qop="auth-int, auth, future", charset=UTF-8, userhash=true"#)
+        let challenge = try DigestChallenge(
+            headerValue:
+                #"digest REALM="r", domain="/a  /b http://x/c", nonce="n", opaque="o", stale=TRUE, algorithm=sha-256-sess, qop="auth-int, auth, future", charset=UTF-8, userhash=true"#
+        )
         #expect(challenge.domain == ["/a", "/b", "http://x/c"])
         #expect(challenge.stale)
         #expect(challenge.algorithm == .sha256Sess)
@@ -258,11 +309,23 @@ private func hexBytes(_ hex: String) -> [UInt8] {
 
     @Test func serverRendersChallenge() throws {
         let challenge = try DigestChallenge(
-            realm: "api@example.org", nonce: "abc/+=", domain: ["/api"], opaque: "o\"q", stale: true,
-            algorithm: .sha512_256, qop: [.auth, .authInt], userhash: true)
-        #expect(challenge.headerValue == #"Digest realm="api@example.org", domain="/api", nonce="abc/+=", opaque="o\"q", stale=true, algorithm=SHA-512-256, qop="auth, auth-int", charset=UTF-8, userhash=true"#)
+            realm: "api@example.org",
+            nonce: "abc/+=",
+            domain: ["/api"],
+            opaque: "o\"q",
+            stale: true,
+            algorithm: .sha512_256,
+            qop: [.auth, .authInt],
+            userhash: true
+        )
+        #expect(
+            challenge.headerValue
+                == #"Digest realm="api@example.org", domain="/api", nonce="abc/+=", opaque="o\"q", stale=true, algorithm=SHA-512-256, qop="auth, auth-int", charset=UTF-8, userhash=true"#
+        )
         #expect(try DigestChallenge(headerValue: challenge.headerValue) == challenge)
-        #expect(throws: DigestError(.invalidParameter, "")) { try DigestChallenge(realm: "a\r\nSet-Cookie: x", nonce: "n") }
+        #expect(throws: DigestError(.invalidParameter, "")) {
+            try DigestChallenge(realm: "a\r\nSet-Cookie: x", nonce: "n")
+        }
     }
 
     @Test func algorithmComparesCaseInsensitively() {
@@ -280,8 +343,14 @@ private func hexBytes(_ hex: String) -> [UInt8] {
 
     private func respond(_ challenge: String, body: [UInt8]? = nil, qop: DigestQOP? = nil) throws -> DigestResponse {
         try DigestResponse(
-            challenge: DigestChallenge(headerValue: challenge), credentials: credentials, method: .post, uri: "/x",
-            body: body, cnonce: "c", qop: qop)
+            challenge: DigestChallenge(headerValue: challenge),
+            credentials: credentials,
+            method: .post,
+            uri: "/x",
+            body: body,
+            cnonce: "c",
+            qop: qop
+        )
     }
 
     @Test func qopChoice() throws {
@@ -293,7 +362,9 @@ private func hexBytes(_ hex: String) -> [UInt8] {
         #expect(try respond(both, qop: .authInt).qop == .auth)
         #expect(try respond(intOnly, body: []).qop == .authInt)
         #expect(throws: DigestError(.bodyRequired, "")) { try respond(intOnly) }
-        #expect(throws: DigestError(.unsupportedQOP, "")) { try respond(#"Digest realm="r", nonce="n", qop="auth-conf""#) }
+        #expect(throws: DigestError(.unsupportedQOP, "")) {
+            try respond(#"Digest realm="r", nonce="n", qop="auth-conf""#)
+        }
         #expect(try respond(#"Digest realm="r", nonce="n""#, qop: .authInt).qop == nil)
         #expect(throws: DigestError(.malformedChallenge, "")) {
             try respond(#"Digest realm="r", nonce="n", algorithm=MD5-sess"#)
@@ -304,7 +375,13 @@ private func hexBytes(_ hex: String) -> [UInt8] {
         let challenge = try DigestChallenge(headerValue: #"Digest realm="r", nonce="n", qop="auth", algorithm=SHA-256"#)
         for (count, text) in [(UInt32(1), "00000001"), (10, "0000000a"), (255, "000000ff"), (.max, "ffffffff")] {
             let response = try DigestResponse(
-                challenge: challenge, credentials: credentials, method: .get, uri: "/", nonceCount: count, cnonce: "c")
+                challenge: challenge,
+                credentials: credentials,
+                method: .get,
+                uri: "/",
+                nonceCount: count,
+                cnonce: "c"
+            )
             #expect(response.authorization.contains(", nc=\(text), "))
             #expect(try DigestAuthorization(headerValue: response.authorization).nonceCount == count)
         }
@@ -320,7 +397,13 @@ private func hexBytes(_ hex: String) -> [UInt8] {
         ]
         for (name, field) in cases {
             let user = DigestCredentials(username: name, password: "pw")
-            let response = try DigestResponse(challenge: challenge, credentials: user, method: .get, uri: "/", cnonce: "c")
+            let response = try DigestResponse(
+                challenge: challenge,
+                credentials: user,
+                method: .get,
+                uri: "/",
+                cnonce: "c"
+            )
             #expect(response.authorization.hasPrefix("Digest " + field + ", "), "\(response.authorization)")
             let parsed = try DigestAuthorization(headerValue: response.authorization)
             #expect(parsed.username == name)
@@ -336,7 +419,12 @@ private func hexBytes(_ hex: String) -> [UInt8] {
         #expect(a != b)
         let challenge = try DigestChallenge(headerValue: #"Digest realm="r", nonce="n", qop="auth""#)
         let response = try DigestResponse(
-            challenge: challenge, credentials: credentials, method: .get, uri: "/", cnonceGenerator: .fixed("0a4f113b"))
+            challenge: challenge,
+            credentials: credentials,
+            method: .get,
+            uri: "/",
+            cnonceGenerator: .fixed("0a4f113b")
+        )
         #expect(response.cnonce == "0a4f113b")
         let random = try DigestResponse(challenge: challenge, credentials: credentials, method: .get, uri: "/")
         #expect(random.cnonce?.count == 32)
@@ -347,9 +435,11 @@ private func hexBytes(_ hex: String) -> [UInt8] {
         let v = try #require(try digestVectors().first { $0.name == "rfc7616_3.9.1_sha256" })
         let response = try v.response()
         let withHA1 = DigestCredentials(username: "Mufasa", ha1: hexBytes(v.expectedHA1))
-        for text in [credentials.description, credentials.debugDescription, String(reflecting: credentials),
-                     "\(credentials)", withHA1.description, withHA1.debugDescription, String(reflecting: withHA1),
-                     response.description, String(reflecting: response), response.authorization] {
+        for text in [
+            credentials.description, credentials.debugDescription, String(reflecting: credentials),
+            "\(credentials)", withHA1.description, withHA1.debugDescription, String(reflecting: withHA1),
+            response.description, String(reflecting: response), response.authorization,
+        ] {
             #expect(!text.contains(password))
             #expect(!text.contains(v.expectedHA1))
             #expect(!text.contains(v.expectedHA2))
@@ -358,8 +448,13 @@ private func hexBytes(_ hex: String) -> [UInt8] {
             #expect(throws: DigestError.self) { try respond(#"Digest realm="r", nonce="n", qop="auth-int""#) },
             #expect(throws: DigestError.self) { try respond(#"Digest realm="r", nonce="n", qop="x""#) },
             #expect(throws: DigestError.self) {
-                try DigestResponse(challenge: DigestChallenge(headerValue: v.challenge),
-                                   credentials: DigestCredentials(username: "u", ha1: [1, 2]), method: .get, uri: "/", cnonce: "c")
+                try DigestResponse(
+                    challenge: DigestChallenge(headerValue: v.challenge),
+                    credentials: DigestCredentials(username: "u", ha1: [1, 2]),
+                    method: .get,
+                    uri: "/",
+                    cnonce: "c"
+                )
             },
         ].compactMap { $0 }
         #expect(errors.count == 3)
@@ -379,16 +474,37 @@ private func hexBytes(_ hex: String) -> [UInt8] {
         (#"Digest username="u", realm="r", uri="/", response="abc""#, .missingParameter),
         (#"Digest username="u", realm="r", nonce="n", response="abc""#, .missingParameter),
         (#"Digest username="u", realm="r", nonce="n", uri="/""#, .missingParameter),
-        (#"Digest username="u", realm="r", nonce="n", uri="/", response="abc", qop=auth, cnonce="c""#, .missingParameter),
-        (#"Digest username="u", realm="r", nonce="n", uri="/", response="abc", qop=auth, nc=00000001"#, .missingParameter),
-        (#"Digest username="u", realm="r", nonce="n", uri="/", response="abc", qop=auth, nc=1, cnonce="c""#, .invalidParameter),
-        (#"Digest username="u", realm="r", nonce="n", uri="/", response="abc", qop=auth, nc=0000000g, cnonce="c""#, .invalidParameter),
+        (
+            #"Digest username="u", realm="r", nonce="n", uri="/", response="abc", qop=auth, cnonce="c""#,
+            .missingParameter
+        ),
+        (
+            #"Digest username="u", realm="r", nonce="n", uri="/", response="abc", qop=auth, nc=00000001"#,
+            .missingParameter
+        ),
+        (
+            #"Digest username="u", realm="r", nonce="n", uri="/", response="abc", qop=auth, nc=1, cnonce="c""#,
+            .invalidParameter
+        ),
+        (
+            #"Digest username="u", realm="r", nonce="n", uri="/", response="abc", qop=auth, nc=0000000g, cnonce="c""#,
+            .invalidParameter
+        ),
         (#"Digest username="u", username*=UTF-8''u, realm="r", nonce="n", uri="/", response="abc""#, .invalidParameter),
         (#"Digest username*=UTF-8''%ZZ, realm="r", nonce="n", uri="/", response="abc""#, .invalidParameter),
         (#"Digest username*=latin1''u, realm="r", nonce="n", uri="/", response="abc""#, .invalidParameter),
-        (#"Digest username*=UTF-8''u, realm="r", nonce="n", uri="/", response="abc", userhash=true"#, .invalidParameter),
-        (#"Digest username="u", realm="r", nonce="n", uri="/", response="abc", algorithm=SHA-1"#, .unsupportedAlgorithm),
-        (#"Digest username="u", realm="r", nonce="n", uri="/", response="abc", qop=auth-conf, nc=00000001, cnonce="c""#, .unsupportedQOP),
+        (
+            #"Digest username*=UTF-8''u, realm="r", nonce="n", uri="/", response="abc", userhash=true"#,
+            .invalidParameter
+        ),
+        (
+            #"Digest username="u", realm="r", nonce="n", uri="/", response="abc", algorithm=SHA-1"#,
+            .unsupportedAlgorithm
+        ),
+        (
+            #"Digest username="u", realm="r", nonce="n", uri="/", response="abc", qop=auth-conf, nc=00000001, cnonce="c""#,
+            .unsupportedQOP
+        ),
         (#"Basic dXNlcjo="#, .malformedAuthorization),
         (#"Digest username="u", Basic realm="x""#, .malformedAuthorization),
         (#"Digest username="u"#, .malformedAuthorization),
@@ -408,7 +524,9 @@ private func hexBytes(_ hex: String) -> [UInt8] {
     }
 
     @Test func authenticationInfoParsing() throws {
-        let info = try DigestAuthenticationInfo(headerValue: #"nextnonce="abc", qop=auth, rspauth="d3", cnonce="c", nc=0000000A"#)
+        let info = try DigestAuthenticationInfo(
+            headerValue: #"nextnonce="abc", qop=auth, rspauth="d3", cnonce="c", nc=0000000A"#
+        )
         #expect(info.nextnonce == "abc")
         #expect(info.qop == .auth)
         #expect(info.rspauth == "d3")

@@ -3,7 +3,9 @@
 ///
 /// Shared inside the package (Basic credentials, OAuth 1.0a signatures), hence `package`.
 package enum RemoteAuthBase64 {
-    private static let alphabet: [UInt8] = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+    private static let alphabet: [UInt8] = Array(
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8
+    )
 
     /// Maps an ASCII byte to its 6-bit value, or `0xFF` when it is not in the alphabet.
     private static let reverse: [UInt8] = {

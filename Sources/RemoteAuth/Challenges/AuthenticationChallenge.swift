@@ -54,8 +54,9 @@ public struct AuthenticationChallenge: Sendable, Hashable, CustomStringConvertib
         if let token68 { return scheme + " " + token68 }
         if parameters.isEmpty { return scheme }
         let rendered = parameters.map { parameter in
-            parameter.name + "=" + (HTTPSyntax.isToken(parameter.value)
-                ? parameter.value : HTTPSyntax.quotedString(parameter.value))
+            parameter.name + "="
+                + (HTTPSyntax.isToken(parameter.value)
+                    ? parameter.value : HTTPSyntax.quotedString(parameter.value))
         }
         return scheme + " " + rendered.joined(separator: ", ")
     }

@@ -145,7 +145,9 @@ struct AuthFieldParser {
                 index += 1
                 guard let escaped = peek else {
                     throw ChallengeError(
-                        .unterminatedQuotedString, "quoted-string opened at offset \(open) is not closed")
+                        .unterminatedQuotedString,
+                        "quoted-string opened at offset \(open) is not closed"
+                    )
                 }
                 guard escaped == 0x09 || (escaped >= 0x20 && escaped != 0x7F) else { throw unexpected(at: index) }
                 value.append(escaped)
@@ -180,17 +182,21 @@ struct AuthFieldParser {
                 // auth-param of the current challenge.
                 guard !challenges.isEmpty else {
                     throw ChallengeError(
-                        .parameterWithoutScheme, "parameter '\(token)' at offset \(start) comes before any auth-scheme")
+                        .parameterWithoutScheme,
+                        "parameter '\(token)' at offset \(start) comes before any auth-scheme"
+                    )
                 }
                 if let token68 = challenges[challenges.count - 1].token68 {
                     if token68.hasSuffix("="), HTTPSyntax.isToken(String(token68.dropLast())) {
                         throw ChallengeError(
                             .missingValue,
-                            "parameter '\(token68.dropLast())' at offset \(token68Offset) has no value")
+                            "parameter '\(token68.dropLast())' at offset \(token68Offset) has no value"
+                        )
                     }
                     throw ChallengeError(
                         .parameterAfterToken68,
-                        "parameter '\(token)' at offset \(start) follows the token68 at offset \(token68Offset)")
+                        "parameter '\(token)' at offset \(start) follows the token68 at offset \(token68Offset)"
+                    )
                 }
                 index += 1
                 skipWhitespace()
@@ -265,7 +271,9 @@ struct AuthFieldParser {
     private func append(_ parameter: Parameter, offset: Int, to challenge: inout AuthenticationChallenge) throws {
         if challenge.parameter(parameter.name) != nil {
             throw ChallengeError(
-                .duplicateParameter, "parameter '\(parameter.name)' at offset \(offset) appears twice in one challenge")
+                .duplicateParameter,
+                "parameter '\(parameter.name)' at offset \(offset) appears twice in one challenge"
+            )
         }
         challenge.parameters.append(parameter)
     }

@@ -175,9 +175,22 @@ public struct DigestAuthorization: Sendable, Hashable {
         if let requestURI, requestURI != uri { return .init(failure: .uriMismatch) }
         if qop == .authInt, body == nil { return .init(failure: .bodyRequired) }
         guard let ha1 = try? ha1(credentials) else { return .init(failure: .invalidStoredHA1) }
-        let ha2 = DigestComputation.ha2(algorithm: effectiveAlgorithm, method: method.rawValue, uri: uri, qop: qop, body: body)
+        let ha2 = DigestComputation.ha2(
+            algorithm: effectiveAlgorithm,
+            method: method.rawValue,
+            uri: uri,
+            qop: qop,
+            body: body
+        )
         let expected = DigestComputation.response(
-            algorithm: effectiveAlgorithm, ha1: ha1, nonce: nonce, nc: nonceCountText, cnonce: cnonce, qop: qop, ha2: ha2)
+            algorithm: effectiveAlgorithm,
+            ha1: ha1,
+            nonce: nonce,
+            nc: nonceCountText,
+            cnonce: cnonce,
+            qop: qop,
+            ha2: ha2
+        )
         guard constantTimeEquals(expected, asciiLowercased(response)) else {
             return .init(failure: .responseMismatch)
         }
@@ -203,10 +216,22 @@ public struct DigestAuthorization: Sendable, Hashable {
         }
         let ha1 = try ha1(credentials)
         let rspauth = DigestComputation.rspauth(
-            algorithm: effectiveAlgorithm, ha1: ha1, nonce: nonce, nc: nonceCountText, cnonce: cnonce, qop: qop, uri: uri,
-            responseBody: responseBody)
+            algorithm: effectiveAlgorithm,
+            ha1: ha1,
+            nonce: nonce,
+            nc: nonceCountText,
+            cnonce: cnonce,
+            qop: qop,
+            uri: uri,
+            responseBody: responseBody
+        )
         return DigestAuthenticationInfo(
-            nextnonce: nextnonce, qop: qop, rspauth: rspauth, cnonce: qop == nil ? nil : cnonce, nonceCount: nonceCount)
+            nextnonce: nextnonce,
+            qop: qop,
+            rspauth: rspauth,
+            cnonce: qop == nil ? nil : cnonce,
+            nonceCount: nonceCount
+        )
     }
 
     private func ha1(_ credentials: DigestCredentials) throws -> String {
@@ -264,7 +289,10 @@ public struct DigestAuthenticationInfo: Sendable, Hashable, CustomStringConverti
     public var nonceCount: UInt32?
 
     public init(
-        nextnonce: String? = nil, qop: DigestQOP? = nil, rspauth: String? = nil, cnonce: String? = nil,
+        nextnonce: String? = nil,
+        qop: DigestQOP? = nil,
+        rspauth: String? = nil,
+        cnonce: String? = nil,
         nonceCount: UInt32? = nil
     ) {
         self.nextnonce = nextnonce

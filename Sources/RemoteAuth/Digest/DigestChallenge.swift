@@ -105,11 +105,14 @@ public struct DigestChallenge: Sendable, Hashable, CustomStringConvertible {
         self.userhash = challenge.parameter("userhash").map { asciiCaseInsensitiveEquals($0, "true") } ?? false
     }
 
-    /// Parses a `WWW-Authenticate` value and decodes its first `Digest` challenge.
+    /// Parses a `WWW-Authenticate` value and decodes its strongest `Digest` challenge that this
+    /// package can answer (as ``AuthenticationChallenge/preferred(_:)`` ranks them; the first
+    /// among equals). A server may offer one Digest challenge per algorithm
+    /// ([RFC 7616 §3.7](https://www.rfc-editor.org/rfc/rfc7616#section-3.7)).
     ///
     /// - Throws: ``DigestError/Code/malformedChallenge`` when the value does not parse (the
-    ///   reason carries the ``ChallengeError``'s) or holds no Digest challenge, and the errors of
-    ///   ``init(_:)``.
+    ///   reason carries the ``ChallengeError``'s) or holds no Digest challenge; when no Digest
+    ///   challenge can be answered, the error of decoding the first one (see ``init(_:)``).
     public init(headerValue: String) throws {
         let challenges: [AuthenticationChallenge]
         do {
@@ -117,10 +120,20 @@ public struct DigestChallenge: Sendable, Hashable, CustomStringConvertible {
         } catch let error as ChallengeError {
             throw DigestError(.malformedChallenge, "\(error.code): \(error.reason)")
         }
-        guard let digest = challenges.first(where: { $0.hasScheme("Digest") }) else {
+        let digests = challenges.filter { $0.hasScheme("Digest") }
+        guard let first = digests.first else {
             throw DigestError(.malformedChallenge, "no Digest challenge in the value")
         }
-        try self.init(digest)
+        var best: (challenge: DigestChallenge, strength: Int)?
+        for candidate in digests {
+            guard let decoded = try? DigestChallenge(candidate), let strength = decoded.strength else { continue }
+            if best.map({ strength > $0.strength }) ?? true { best = (decoded, strength) }
+        }
+        if let best {
+            self = best.challenge
+        } else {
+            try self.init(first)
+        }
     }
 
     /// The `WWW-Authenticate` value to send, parameters in RFC 7616 §3.3 order: `realm`,
@@ -154,6 +167,8 @@ public struct DigestChallenge: Sendable, Hashable, CustomStringConvertible {
     }
 
     static func trimmed(_ part: Substring) -> String {
-        String(part.drop(while: { $0 == " " || $0 == "\t" }).reversed().drop(while: { $0 == " " || $0 == "\t" }).reversed())
+        String(
+            part.drop(while: { $0 == " " || $0 == "\t" }).reversed().drop(while: { $0 == " " || $0 == "\t" }).reversed()
+        )
     }
 }

@@ -42,7 +42,8 @@ public struct DigestCredentials: Sendable, Hashable, CustomStringConvertible, Cu
             guard bytes.count == algorithm.digestByteCount else {
                 throw DigestError(
                     .invalidParameter,
-                    "stored HA1 has \(bytes.count) bytes; \(algorithm.rawValue) needs \(algorithm.digestByteCount ?? 0)")
+                    "stored HA1 has \(bytes.count) bytes; \(algorithm.rawValue) needs \(algorithm.digestByteCount ?? 0)"
+                )
             }
             return Hex.encode(bytes)
         }
@@ -87,7 +88,8 @@ public struct DigestCnonceGenerator: Sendable {
 package enum DigestComputation {
     /// `H(unq(username) ":" unq(realm) ":" passwd)`.
     /// [RFC 7616 §3.4.2](https://www.rfc-editor.org/rfc/rfc7616#section-3.4.2)
-    package static func baseHA1(algorithm: DigestAlgorithm, username: String, realm: String, password: String) -> String {
+    package static func baseHA1(algorithm: DigestAlgorithm, username: String, realm: String, password: String) -> String
+    {
         algorithm.hexDigest(Array("\(username):\(realm):\(password)".utf8))
     }
 
@@ -100,7 +102,13 @@ package enum DigestComputation {
 
     /// HA2: `H(method ":" uri)`, or for `auth-int` `H(method ":" uri ":" H(entity-body))`.
     /// [RFC 7616 §3.4.3](https://www.rfc-editor.org/rfc/rfc7616#section-3.4.3)
-    package static func ha2(algorithm: DigestAlgorithm, method: String, uri: String, qop: DigestQOP?, body: [UInt8]?) -> String {
+    package static func ha2(
+        algorithm: DigestAlgorithm,
+        method: String,
+        uri: String,
+        qop: DigestQOP?,
+        body: [UInt8]?
+    ) -> String {
         if qop == .authInt {
             return algorithm.hexDigest(Array("\(method):\(uri):\(algorithm.hexDigest(body ?? []))".utf8))
         }
@@ -112,7 +120,12 @@ package enum DigestComputation {
     /// [RFC 7616 §3.4.1](https://www.rfc-editor.org/rfc/rfc7616#section-3.4.1),
     /// [RFC 2617 §3.2.2.1](https://www.rfc-editor.org/rfc/rfc2617#section-3.2.2.1)
     package static func response(
-        algorithm: DigestAlgorithm, ha1: String, nonce: String, nc: String?, cnonce: String?, qop: DigestQOP?,
+        algorithm: DigestAlgorithm,
+        ha1: String,
+        nonce: String,
+        nc: String?,
+        cnonce: String?,
+        qop: DigestQOP?,
         ha2: String
     ) -> String {
         if let qop {
@@ -125,8 +138,14 @@ package enum DigestComputation {
     /// `":" uri ":" H(response-body)` (`auth-int`).
     /// [RFC 7616 §3.5](https://www.rfc-editor.org/rfc/rfc7616#section-3.5)
     package static func rspauth(
-        algorithm: DigestAlgorithm, ha1: String, nonce: String, nc: String?, cnonce: String?, qop: DigestQOP?,
-        uri: String, responseBody: [UInt8]?
+        algorithm: DigestAlgorithm,
+        ha1: String,
+        nonce: String,
+        nc: String?,
+        cnonce: String?,
+        qop: DigestQOP?,
+        uri: String,
+        responseBody: [UInt8]?
     ) -> String {
         let ha2 = ha2(algorithm: algorithm, method: "", uri: uri, qop: qop, body: responseBody)
         return response(algorithm: algorithm, ha1: ha1, nonce: nonce, nc: nc, cnonce: cnonce, qop: qop, ha2: ha2)

@@ -85,16 +85,31 @@ public struct DigestResponse: Sendable, Hashable, CustomStringConvertible {
         let sentCnonce = qop.map { _ in cnonce }
 
         let baseHA1 = try credentials.baseHA1(algorithm: algorithm, realm: challenge.realm)
-        let ha1 = DigestComputation.ha1(algorithm: algorithm, baseHA1: baseHA1, nonce: challenge.nonce, cnonce: sentCnonce)
+        let ha1 = DigestComputation.ha1(
+            algorithm: algorithm,
+            baseHA1: baseHA1,
+            nonce: challenge.nonce,
+            cnonce: sentCnonce
+        )
         let ha2 = DigestComputation.ha2(algorithm: algorithm, method: method.rawValue, uri: uri, qop: qop, body: body)
         let response = DigestComputation.response(
-            algorithm: algorithm, ha1: ha1, nonce: challenge.nonce, nc: nc, cnonce: sentCnonce, qop: qop, ha2: ha2)
+            algorithm: algorithm,
+            ha1: ha1,
+            nonce: challenge.nonce,
+            nc: nc,
+            cnonce: sentCnonce,
+            qop: qop,
+            ha2: ha2
+        )
 
         let usernameParameter: String
         let usernameField: String
         if challenge.userhash {
             usernameParameter = DigestComputation.userhash(
-                algorithm: algorithm, username: credentials.username, realm: challenge.realm)
+                algorithm: algorithm,
+                username: credentials.username,
+                realm: challenge.realm
+            )
             usernameField = "username=" + HTTPSyntax.quotedString(usernameParameter)
         } else {
             usernameParameter = credentials.username
@@ -154,8 +169,15 @@ public struct DigestResponse: Sendable, Hashable, CustomStringConvertible {
         qop preferred: DigestQOP? = nil
     ) throws {
         try self.init(
-            challenge: challenge, credentials: credentials, method: method, uri: uri, body: body,
-            nonceCount: nonceCount, cnonce: cnonceGenerator.next(), qop: preferred)
+            challenge: challenge,
+            credentials: credentials,
+            method: method,
+            uri: uri,
+            body: body,
+            nonceCount: nonceCount,
+            cnonce: cnonceGenerator.next(),
+            qop: preferred
+        )
     }
 
     /// Chooses the qop. [RFC 7616 §3.4](https://www.rfc-editor.org/rfc/rfc7616#section-3.4)
@@ -169,7 +191,9 @@ public struct DigestResponse: Sendable, Hashable, CustomStringConvertible {
             throw DigestError(.bodyRequired, "the challenge offers only qop=auth-int, which needs the request body")
         }
         throw DigestError(
-            .unsupportedQOP, "none of the offered qop values (\(offered.map(\.rawValue).joined(separator: ", "))) is supported")
+            .unsupportedQOP,
+            "none of the offered qop values (\(offered.map(\.rawValue).joined(separator: ", "))) is supported"
+        )
     }
 
     /// Checks the server's `rspauth` in `Authentication-Info`, which proves that the server knows
@@ -192,8 +216,15 @@ public struct DigestResponse: Sendable, Hashable, CustomStringConvertible {
         guard let baseHA1 = try? credentials.baseHA1(algorithm: algorithm, realm: realm) else { return false }
         let ha1 = DigestComputation.ha1(algorithm: algorithm, baseHA1: baseHA1, nonce: nonce, cnonce: cnonce)
         let expected = DigestComputation.rspauth(
-            algorithm: algorithm, ha1: ha1, nonce: nonce, nc: nonceCount.map(Hex.nonceCount), cnonce: cnonce, qop: qop,
-            uri: uri, responseBody: responseBody)
+            algorithm: algorithm,
+            ha1: ha1,
+            nonce: nonce,
+            nc: nonceCount.map(Hex.nonceCount),
+            cnonce: cnonce,
+            qop: qop,
+            uri: uri,
+            responseBody: responseBody
+        )
         return constantTimeEquals(expected, rspauth)
     }
 
