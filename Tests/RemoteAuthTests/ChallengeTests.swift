@@ -265,3 +265,50 @@ extension ChallengeChooserTests {
         }
     }
 }
+
+@Suite struct ReceivedValueFuzzTests {
+    /// Every parser of received values gives a value or its own error type, never a crash or
+    /// another error, on random bytes and on mutations of valid values. Seeded.
+    @Test func parsersOfReceivedValuesNeverCrash() throws {
+        var generator = SplitMix64(seed: 0xD16E_57F0)
+        let seeds =
+            try Vectors.load("http_digest", as: DigestVector.self).flatMap { [$0.challenge, $0.expectedHeader] }
+            + ["Basic QWxhZGRpbjpvcGVuIHNlc2FtZQ==", #"nextnonce="a", qop=auth, rspauth="b", cnonce="c", nc=00000001"#]
+        for iteration in 0..<3000 {
+            var bytes: [UInt8]
+            if iteration % 3 == 0 {
+                bytes = (0..<Int.random(in: 0..<48, using: &generator)).map { _ in
+                    UInt8.random(in: .min ... .max, using: &generator)
+                }
+            } else {
+                bytes = Array(seeds.randomElement(using: &generator)!.utf8)
+                for _ in 0..<Int.random(in: 1...4, using: &generator) where !bytes.isEmpty {
+                    let index = Int.random(in: 0..<bytes.count, using: &generator)
+                    switch Int.random(in: 0..<3, using: &generator) {
+                    case 0: bytes[index] = UInt8.random(in: .min ... .max, using: &generator)
+                    case 1: bytes.remove(at: index)
+                    default: bytes.insert(Array(#"",= \"#.utf8).randomElement(using: &generator)!, at: index)
+                    }
+                }
+            }
+            let value = String(decoding: bytes, as: UTF8.self)
+            expectOnly(DigestError.self, value) { _ = try DigestAuthorization(headerValue: value) }
+            expectOnly(DigestError.self, value) { _ = try DigestChallenge(headerValue: value) }
+            expectOnly(DigestError.self, value) { _ = try DigestAuthenticationInfo(headerValue: value) }
+            expectOnly(BasicError.self, value) { _ = try BasicCredentials(authorization: value) }
+            expectOnly(BasicError.self, value) { _ = try BasicCredentials(authorization: value, encoding: .isoLatin1) }
+            if let decoded = RemoteAuthBase64.decode(value) {
+                #expect(RemoteAuthBase64.encode(decoded) == value)
+            }
+        }
+    }
+
+    private func expectOnly<E: Error>(_ type: E.Type, _ value: String, _ body: () throws -> Void) {
+        do {
+            try body()
+        } catch is E {
+        } catch {
+            Issue.record("unexpected \(error) for \(value.debugDescription)")
+        }
+    }
+}
