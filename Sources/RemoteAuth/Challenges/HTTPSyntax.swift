@@ -1,0 +1,282 @@
+/// Character classes and writers from the HTTP grammar.
+/// [RFC 9110 §5.6](https://www.rfc-editor.org/rfc/rfc9110#section-5.6)
+enum HTTPSyntax {
+    /// `tchar`. [RFC 9110 §5.6.2](https://www.rfc-editor.org/rfc/rfc9110#section-5.6.2)
+    static func isTchar(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return true
+        case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"),
+            UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."),
+            UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// The characters of `token68` before its `=` padding.
+    /// [RFC 9110 §11.2](https://www.rfc-editor.org/rfc/rfc9110#section-11.2)
+    static func isToken68Char(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"),
+            UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "+"),
+            UInt8(ascii: "/"):
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// `token = 1*tchar`. [RFC 9110 §5.6.2](https://www.rfc-editor.org/rfc/rfc9110#section-5.6.2)
+    static func isToken(_ string: String) -> Bool {
+        !string.isEmpty && string.utf8.allSatisfy(isTchar)
+    }
+
+    /// Whether `string` can be written as a quoted-string: no control characters other than
+    /// HTAB. [RFC 9110 §5.6.4](https://www.rfc-editor.org/rfc/rfc9110#section-5.6.4)
+    static func isQuotable(_ string: String) -> Bool {
+        string.utf8.allSatisfy { $0 == 0x09 || ($0 >= 0x20 && $0 != 0x7F) }
+    }
+
+    /// Writes `string` as a quoted-string, escaping `"` and `\` with quoted-pair.
+    /// [RFC 9110 §5.6.4](https://www.rfc-editor.org/rfc/rfc9110#section-5.6.4)
+    static func quotedString(_ string: String) -> String {
+        var output = "\""
+        for character in string.unicodeScalars {
+            if character == "\"" || character == "\\" { output.unicodeScalars.append("\\") }
+            output.unicodeScalars.append(character)
+        }
+        output += "\""
+        return output
+    }
+
+    /// Names a byte for an error message without echoing arbitrary input.
+    static func describe(_ byte: UInt8) -> String {
+        if byte >= 0x21 && byte < 0x7F {
+            return "'\(Character(Unicode.Scalar(byte)))'"
+        }
+        let hex = String(byte, radix: 16, uppercase: true)
+        return "0x" + (hex.count < 2 ? "0" + hex : hex)
+    }
+}
+
+/// A parser for the comma-separated challenge and parameter lists of RFC 9110 §11, over the
+/// UTF-8 bytes of one field value. Never traps: every index is bounds-checked.
+/// [RFC 9110 §11.2](https://www.rfc-editor.org/rfc/rfc9110#section-11.2),
+/// [RFC 9110 §11.6.1](https://www.rfc-editor.org/rfc/rfc9110#section-11.6.1)
+struct AuthFieldParser {
+    private let bytes: [UInt8]
+    private var index = 0
+
+    init(_ fieldValue: String) {
+        bytes = Array(fieldValue.utf8)
+    }
+
+    private var atEnd: Bool { index >= bytes.count }
+    private var peek: UInt8? { index < bytes.count ? bytes[index] : nil }
+
+    private static let comma = UInt8(ascii: ",")
+    private static let equals = UInt8(ascii: "=")
+    private static let quote = UInt8(ascii: "\"")
+    private static let backslash = UInt8(ascii: "\\")
+
+    /// `OWS` / `BWS`: spaces and tabs.
+    private mutating func skipWhitespace() {
+        while let byte = peek, byte == 0x20 || byte == 0x09 { index += 1 }
+    }
+
+    private mutating func readToken() -> String {
+        let start = index
+        while let byte = peek, HTTPSyntax.isTchar(byte) { index += 1 }
+        return String(decoding: bytes[start..<index], as: UTF8.self)
+    }
+
+    private func unexpected(at offset: Int) -> ChallengeError {
+        if offset >= bytes.count {
+            return ChallengeError(.invalidCharacter, "unexpected end of value at offset \(offset)")
+        }
+        return ChallengeError(
+            .invalidCharacter,
+            "unexpected character \(HTTPSyntax.describe(bytes[offset])) at offset \(offset)"
+        )
+    }
+
+    /// After a value: OWS, then a comma or the end.
+    private mutating func expectSeparator() throws {
+        skipWhitespace()
+        if let byte = peek, byte != Self.comma { throw unexpected(at: index) }
+    }
+
+    /// `token / quoted-string` after `name BWS "=" BWS`.
+    private mutating func readValue(for name: String, nameOffset: Int) throws -> String {
+        guard let first = peek else {
+            throw ChallengeError(.missingValue, "parameter '\(name)' at offset \(nameOffset) has no value")
+        }
+        if first == Self.quote {
+            return try readQuotedString()
+        }
+        if first == Self.comma {
+            throw ChallengeError(.missingValue, "parameter '\(name)' at offset \(nameOffset) has no value")
+        }
+        let value = readToken()
+        if value.isEmpty { throw unexpected(at: index) }
+        return value
+    }
+
+    /// `quoted-string = DQUOTE *( qdtext / quoted-pair ) DQUOTE`.
+    /// [RFC 9110 §5.6.4](https://www.rfc-editor.org/rfc/rfc9110#section-5.6.4)
+    private mutating func readQuotedString() throws -> String {
+        let open = index
+        index += 1
+        var value: [UInt8] = []
+        while true {
+            guard let byte = peek else {
+                throw ChallengeError(.unterminatedQuotedString, "quoted-string opened at offset \(open) is not closed")
+            }
+            switch byte {
+            case Self.quote:
+                index += 1
+                return String(decoding: value, as: UTF8.self)
+            case Self.backslash:
+                // quoted-pair = "\" ( HTAB / SP / VCHAR / obs-text )
+                index += 1
+                guard let escaped = peek else {
+                    throw ChallengeError(
+                        .unterminatedQuotedString,
+                        "quoted-string opened at offset \(open) is not closed"
+                    )
+                }
+                guard escaped == 0x09 || (escaped >= 0x20 && escaped != 0x7F) else { throw unexpected(at: index) }
+                value.append(escaped)
+                index += 1
+            default:
+                // qdtext = HTAB / SP / %x21 / %x23-5B / %x5D-7E / obs-text
+                guard byte == 0x09 || (byte >= 0x20 && byte != 0x7F) else { throw unexpected(at: index) }
+                value.append(byte)
+                index += 1
+            }
+        }
+    }
+
+    /// `#challenge`: see ``AuthenticationChallenge/parse(_:)-(String)``.
+    mutating func parseChallenges() throws -> [AuthenticationChallenge] {
+        var challenges: [AuthenticationChallenge] = []
+        /// Offset of the current challenge's token68, to explain a later parameter.
+        var token68Offset = 0
+        while true {
+            skipWhitespace()
+            guard let byte = peek else { break }
+            if byte == Self.comma {
+                index += 1
+                continue
+            }
+            let start = index
+            let token = readToken()
+            if token.isEmpty { throw unexpected(at: start) }
+            let afterToken = index
+            skipWhitespace()
+            if peek == Self.equals {
+                // auth-param of the current challenge.
+                guard !challenges.isEmpty else {
+                    throw ChallengeError(
+                        .parameterWithoutScheme,
+                        "parameter '\(token)' at offset \(start) comes before any auth-scheme"
+                    )
+                }
+                if let token68 = challenges[challenges.count - 1].token68 {
+                    if token68.hasSuffix("="), HTTPSyntax.isToken(String(token68.dropLast())) {
+                        throw ChallengeError(
+                            .missingValue,
+                            "parameter '\(token68.dropLast())' at offset \(token68Offset) has no value"
+                        )
+                    }
+                    throw ChallengeError(
+                        .parameterAfterToken68,
+                        "parameter '\(token)' at offset \(start) follows the token68 at offset \(token68Offset)"
+                    )
+                }
+                index += 1
+                skipWhitespace()
+                let value = try readValue(for: token, nameOffset: start)
+                try append(Parameter(name: token, value: value), offset: start, to: &challenges[challenges.count - 1])
+                try expectSeparator()
+                continue
+            }
+            // A new challenge.
+            challenges.append(AuthenticationChallenge(scheme: token))
+            guard let next = peek, next != Self.comma else { continue }
+            // auth-scheme [ 1*SP ( token68 / #auth-param ) ]
+            guard index > afterToken else { throw unexpected(at: index) }
+            let contentStart = index
+            let name = readToken()
+            if !name.isEmpty {
+                skipWhitespace()
+                if peek == Self.equals {
+                    var lookahead = index + 1
+                    while lookahead < bytes.count, bytes[lookahead] == 0x20 || bytes[lookahead] == 0x09 {
+                        lookahead += 1
+                    }
+                    if lookahead < bytes.count, bytes[lookahead] == Self.quote || HTTPSyntax.isTchar(bytes[lookahead]) {
+                        // `name=value`: the first auth-param; the loop reads it.
+                        index = contentStart
+                        continue
+                    }
+                }
+            }
+            // token68 = 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"="
+            index = contentStart
+            while let byte = peek, HTTPSyntax.isToken68Char(byte) { index += 1 }
+            guard index > contentStart else { throw unexpected(at: contentStart) }
+            while peek == Self.equals { index += 1 }
+            challenges[challenges.count - 1].token68 = String(decoding: bytes[contentStart..<index], as: UTF8.self)
+            token68Offset = contentStart
+            try expectSeparator()
+        }
+        return challenges
+    }
+
+    /// `#auth-param` with no scheme, as in `Authentication-Info`.
+    /// [RFC 9110 §11.6.3](https://www.rfc-editor.org/rfc/rfc9110#section-11.6.3)
+    mutating func parseParameters() throws -> [Parameter] {
+        var holder = AuthenticationChallenge(scheme: "")
+        while true {
+            skipWhitespace()
+            guard let byte = peek else { break }
+            if byte == Self.comma {
+                index += 1
+                continue
+            }
+            let start = index
+            let name = readToken()
+            if name.isEmpty { throw unexpected(at: start) }
+            skipWhitespace()
+            guard peek == Self.equals else {
+                if atEnd || peek == Self.comma {
+                    throw ChallengeError(.missingValue, "parameter '\(name)' at offset \(start) has no value")
+                }
+                throw unexpected(at: index)
+            }
+            index += 1
+            skipWhitespace()
+            let value = try readValue(for: name, nameOffset: start)
+            try append(Parameter(name: name, value: value), offset: start, to: &holder)
+            try expectSeparator()
+        }
+        return holder.parameters
+    }
+
+    private func append(_ parameter: Parameter, offset: Int, to challenge: inout AuthenticationChallenge) throws {
+        if challenge.parameter(parameter.name) != nil {
+            throw ChallengeError(
+                .duplicateParameter,
+                "parameter '\(parameter.name)' at offset \(offset) appears twice in one challenge"
+            )
+        }
+        challenge.parameters.append(parameter)
+    }
+
+    typealias Parameter = AuthenticationChallenge.Parameter
+}
