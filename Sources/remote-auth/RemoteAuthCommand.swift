@@ -39,7 +39,7 @@ struct RemoteAuthCommand: AsyncParsableCommand {
 struct Sign: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Print what a signed request would carry, for debugging and for comparing implementations.",
-        subcommands: [SignOAuth1.self]
+        subcommands: [SignOAuth1.self, SignBasic.self, SignDigest.self]
     )
 }
 
