@@ -100,6 +100,10 @@ struct SandboxProvider: Sendable {
         do {
             received = try OAuth1.ReceivedRequest(head, body: body)
         } catch let error as OAuth1Error {
+            if error.code == .missingParameter, !Self.carriesOAuth(head, body: body) {
+                // Not signed at all: an unauthenticated request (RFC 9110 §15.5.2), not a malformed one.
+                throw .unauthorized("parameter_absent", "this endpoint needs a request signed with OAuth 1.0a")
+            }
             throw OAuthProblem(error)
         } catch {
             throw .badRequest("parameter_rejected", "the request cannot be read")
@@ -173,6 +177,12 @@ struct SandboxProvider: Sendable {
             }
         }
         return Authenticated(consumer: consumer, received: received, requestToken: requestToken, accessToken: accessToken)
+    }
+
+    /// Whether any `oauth_` parameter or `OAuth` credentials came with the request.
+    static func carriesOAuth(_ head: HTTPRequest, body: [UInt8]) -> Bool {
+        if head.headerFields[values: .authorization].contains(where: { $0.lowercased().hasPrefix("oauth") }) { return true }
+        return (head.path ?? "").contains("oauth_") || String(decoding: body, as: UTF8.self).contains("oauth_")
     }
 
     // MARK: OAuth 1.0a endpoints
