@@ -81,6 +81,7 @@ let package = Package(
             dependencies: [
                 "RemoteAuth",
                 "RemoteAuthSandbox",
+                "RemoteAuthAsyncHTTPClient",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
