@@ -10,7 +10,8 @@ import Synchronization
 final class RecordingTransport: HTTPTransport {
     struct Hop: Sendable {
         let request: HTTPRequest
-        let status: Int
+        let response: HTTPResponse
+        var status: Int { response.status.code }
         var authorization: String? { request.headerFields[.authorization] }
     }
     let inner: any HTTPTransport
@@ -22,7 +23,7 @@ final class RecordingTransport: HTTPTransport {
 
     func send(_ request: HTTPRequest, body: [UInt8]?) async throws -> (HTTPResponse, [UInt8]) {
         let (response, responseBody) = try await inner.send(request, body: body)
-        recorded.withLock { $0.append(Hop(request: request, status: response.status.code)) }
+        recorded.withLock { $0.append(Hop(request: request, response: response)) }
         return (response, responseBody)
     }
 }

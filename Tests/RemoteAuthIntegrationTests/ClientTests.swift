@@ -132,6 +132,9 @@ import Testing
                 #expect(try await client.status(url) == 200)
                 #expect(await client.roundTrips == 4)
                 #expect(recording.hops.map(\.status) == [401, 200, 401, 200])
+                let renewal = try DigestChallenge(
+                    headerValue: try #require(recording.hops[2].response.headerFields[.wwwAuthenticate]))
+                #expect(renewal.stale)
                 let nonces = try recording.hops.compactMap(\.authorization).map { try DigestAuthorization(headerValue: $0).nonce }
                 #expect(nonces.count == 3 && nonces[0] == nonces[1] && nonces[1] != nonces[2])
                 #expect(try await client.status(url) == 200)
@@ -293,4 +296,26 @@ func trustingConfiguration(_ material: SandboxConfiguration.TLSMaterial) throws 
     var trusting = TLSConfiguration.makeClientConfiguration()
     trusting.trustRoots = .certificates(try NIOSSLCertificate.fromPEMBytes(Array(material.certificateChainPEM.utf8)))
     return trusting
+}
+
+/// AsyncHTTPClientTransport hands back every response field, in order, as AHC received it.
+@Suite struct ClientTransportTests {
+    @Test func responseFieldsInOrder() async throws {
+        try await Sandbox.withSandbox { sandbox in
+            let url = sandbox.baseURL + "/digest/SHA-256/auth/"
+            try await AsyncHTTPClientTransport.withTransport { transport in
+                let (response, body) = try await transport.send(try HTTPRequest(method: .get, absoluteURL: url), body: nil)
+                let direct = try await Wire.get(url)
+                #expect(response.status.code == direct.status)
+                #expect(response.status.reasonPhrase == "Unauthorized")
+                #expect(String(decoding: body, as: UTF8.self) == direct.body)
+                let names = response.headerFields.map(\.name.rawName)
+                #expect(names.map { $0.lowercased() } == direct.headers.map { $0.0.lowercased() })
+                for (field, other) in zip(response.headerFields, direct.headers)
+                where field.name != .date && field.name != .wwwAuthenticate {
+                    #expect(field.value == other.1)
+                }
+            }
+        }
+    }
 }
