@@ -185,4 +185,63 @@ func client(
         }
         #expect(error?.code == .invalidRedirect)
     }
+
+    /// A 407 from the configured proxy is answered in Proxy-Authorization with the proxy's
+    /// credential, then the origin's 401 with the origin's; a 407 without a configured proxy is
+    /// handed back.
+    @Test func proxyChallenge() async throws {
+        let proxy = try AuthScope(url: "http://127.0.0.1:3128")
+        let origin = try AuthScope(url: "https://api.example")
+        let transport = ScriptedTransport([
+            ScriptedTransport.status(407, [.proxyAuthenticate: "Basic realm=\"proxy\""]),
+            ScriptedTransport.status(401, basicChallenge), ScriptedTransport.status(200),
+        ])
+        var configuration = AuthenticatingClient.Configuration()
+        configuration.proxy = proxy
+        let store = InMemoryCredentialStore([
+            ScopedCredential(scope: proxy, credential: .basic(user: "p", password: "q")),
+            ScopedCredential(scope: origin, credential: .basic(user: "u", password: "p")),
+        ])
+        let client = AuthenticatingClient(transport: transport, credentials: store, configuration: configuration)
+        let (response, _) = try await client.send(try HTTPRequest(method: .get, absoluteURL: "https://api.example/"))
+        #expect(response.status == .ok)
+        #expect(transport.sent.count == 3)
+        #expect(transport.sent[1].request.headerFields[.proxyAuthorization] == "Basic cDpx")
+        #expect(transport.sent[1].request.headerFields[.authorization] == nil)
+        #expect(transport.sent[2].request.headerFields[.proxyAuthorization] == "Basic cDpx")
+        #expect(transport.sent[2].request.headerFields[.authorization] == "Basic dTpw")
+
+        let unconfigured = ScriptedTransport([ScriptedTransport.status(407, [.proxyAuthenticate: "Basic realm=\"proxy\""])])
+        let (handedBack, _) = try await AuthenticatingClient(transport: unconfigured, credentials: store)
+            .send(try HTTPRequest(method: .get, absoluteURL: "https://api.example/"))
+        #expect(handedBack.status.code == 407)
+        #expect(unconfigured.sent.count == 1)
+
+        let refusing = ScriptedTransport([
+            ScriptedTransport.status(407, [.proxyAuthenticate: "Basic realm=\"proxy\""]),
+            ScriptedTransport.status(407, [.proxyAuthenticate: "Basic realm=\"proxy\""]),
+        ])
+        let error = await #expect(throws: ClientError.self) {
+            _ = try await AuthenticatingClient(transport: refusing, credentials: store, configuration: configuration)
+                .send(try HTTPRequest(method: .get, absoluteURL: "https://api.example/"))
+        }
+        #expect(error?.code == .authenticationFailed)
+        #expect(error?.reason.hasPrefix("the proxy http://127.0.0.1:3128 refused") == true)
+        #expect(refusing.sent.count == 2)
+    }
+
+    /// A server whose rspauth does not match has not proven it knows the credential.
+    @Test func wrongRspauthIsRefused() async throws {
+        let scope = try AuthScope(url: "https://api.example")
+        let digest: HTTPFields = [.wwwAuthenticate: "Digest realm=\"r\", nonce=\"n1\", qop=\"auth\", algorithm=SHA-256"]
+        let transport = ScriptedTransport([
+            ScriptedTransport.status(401, digest),
+            ScriptedTransport.status(200, [.authenticationInfo: "qop=auth, rspauth=\"00\", cnonce=\"0a4f113b\", nc=00000001"]),
+        ])
+        let error = await #expect(throws: ClientError.self) {
+            _ = try await client(transport, [ScopedCredential(scope: scope, credential: .digest(user: "u", password: "p"))])
+                .send(try HTTPRequest(method: .get, absoluteURL: "https://api.example/"))
+        }
+        #expect(error?.code == .invalidServerProof)
+    }
 }

@@ -4,7 +4,7 @@ public import Logging
 /// An HTTP client that answers `Basic` and `Digest` challenges with scoped credentials and
 /// follows redirects safely, over any ``HTTPTransport``.
 ///
-/// - **Challenge mode**: a `401` whose `WWW-Authenticate` offers a scheme the store holds a
+/// - **Challenge mode**: a `401` (or a `407` from ``Configuration/proxy``) whose `WWW-Authenticate` offers a scheme the store holds a
 ///   credential for (matched by origin and realm) is answered once; when that answer is refused
 ///   the client throws ``ClientError/Code/authenticationFailed`` carrying the challenge, and
 ///   never loops (URLSession's `previousFailureCount` rule). A `401` nothing can answer is
@@ -39,6 +39,10 @@ public struct AuthenticatingClient: Sendable {
         /// The Digest `qop` to prefer when the server offers several; `nil` means `auth`.
         /// `auth-int` is used whenever it is the only one offered.
         public var digestQOP: DigestQOP?
+        /// The proxy the transport sends through, if any: a `407` is answered with a credential
+        /// for this scope, in `Proxy-Authorization`, on every hop (the proxy does not change
+        /// when the origin does).
+        public var proxy: AuthScope?
         /// Where exchanges are logged (`debug`: one line per round trip; `trace`: redacted
         /// header fields). Credentials and cookies are never logged.
         public var logger = Logger(label: "RemoteAuth.AuthenticatingClient")
@@ -128,104 +132,161 @@ public struct AuthenticatingClient: Sendable {
         .contentType, .contentLength, .contentEncoding, .contentLanguage, .contentLocation, .transferEncoding,
     ]
 
-    /// One request with its authentication round trips (at most: a reused Digest nonce, a
-    /// stale renewal, one answer).
+    typealias SentDigest = (key: ClientState.SpaceKey, response: DigestResponse, entry: ScopedCredential)
+
+    /// A party that may challenge: the origin server (401, `WWW-Authenticate`, `Authorization`)
+    /// or the proxy (407, `Proxy-Authenticate`, `Proxy-Authorization`), with what was sent to it.
+    /// [RFC 9110 §11.6](https://www.rfc-editor.org/rfc/rfc9110#section-11.6),
+    /// [RFC 9110 §11.7](https://www.rfc-editor.org/rfc/rfc9110#section-11.7)
+    private struct Side {
+        let scope: AuthScope
+        let name: String
+        let status: HTTPResponse.Status
+        let challengeField: HTTPField.Name
+        let authorizationField: HTTPField.Name
+        let infoField: HTTPField.Name
+        let enabled: Bool
+        var header: String?
+        var sentDigest: SentDigest?
+        var sentBasic: Credential?
+        var answered = false
+        var renewedStale = false
+    }
+
+    /// One request with its authentication round trips: per side at most a reused Digest
+    /// nonce or preemptive Basic, one stale renewal and one answer.
     private func exchange(
         _ request: HTTPRequest, body: [UInt8]?, origin: AuthScope, credentialsAllowed: Bool, preemptive: Bool
     ) async throws -> (HTTPResponse, [UInt8]) {
         let path = request.path ?? "/"
-        let authenticates = credentialsAllowed && request.headerFields[.authorization] == nil
-        var sentDigest: (key: ClientState.SpaceKey, response: DigestResponse, entry: ScopedCredential)?
-        var sentBasic: Credential?
-        var outgoing = request
-        if authenticates {
-            if let use = await state.nextDigestUse(origin: origin, path: path) {
-                try checkPlainHTTP(origin, use.entry)
-                let answer = try digestResponse(use.challenge, use.entry, request, body: body, nonceCount: use.nonceCount)
-                outgoing.headerFields.append(HTTPField(name: .authorization, value: answer.authorization))
-                sentDigest = (use.key, answer, use.entry)
-            } else if preemptive, let entry = await credentials.credential(for: origin, realm: nil),
-                entry.credential.schemes.contains(.basic)
-            {
-                try checkPlainHTTP(origin, entry)
-                outgoing.headerFields.append(
-                    HTTPField(name: .authorization, value: try entry.credential.basicCredentials.authorization))
-                sentBasic = entry.credential
-            }
+        var sides = [
+            Side(
+                scope: origin, name: "\(origin)", status: .unauthorized, challengeField: .wwwAuthenticate,
+                authorizationField: .authorization, infoField: .authenticationInfo,
+                enabled: credentialsAllowed && request.headerFields[.authorization] == nil)
+        ]
+        if let proxy = configuration.proxy {
+            sides.append(
+                Side(
+                    scope: proxy.origin, name: "the proxy \(proxy.origin)", status: .proxyAuthenticationRequired,
+                    challengeField: .proxyAuthenticate, authorizationField: .proxyAuthorization,
+                    infoField: Self.proxyAuthenticationInfo, enabled: request.headerFields[.proxyAuthorization] == nil))
         }
-        var (response, responseBody) = try await roundTrip(outgoing, body: body)
-        var answered = false
-        var renewedStale = false
-        while authenticates, response.status == .unauthorized {
-            let challenges = (try? AuthenticationChallenge.parse(response.headerFields, name: .wwwAuthenticate)) ?? []
-            var candidates: [(challenge: AuthenticationChallenge, entry: ScopedCredential)] = []
-            for challenge in challenges {
-                guard let entry = await credentials.credential(for: origin, realm: challenge.parameter("realm")),
-                    entry.credential.allows(scheme: challenge.scheme)
-                else { continue }
-                candidates.append((challenge, entry))
-            }
-            func failure(_ reason: String, _ challenge: AuthenticationChallenge?) async -> ClientError {
-                if let sentDigest { await state.remove(sentDigest.key) }
-                configuration.logger.debug("authentication failed", metadata: ["origin": "\(origin)"])
-                return ClientError(.authenticationFailed, reason, challenge: challenge, response: response)
-            }
-            guard let pick = AuthenticationChallenge.preferred(candidates.map(\.challenge)),
-                let entry = candidates.first(where: { $0.challenge == pick })?.entry
-            else {
-                if sentDigest != nil || sentBasic != nil {
-                    throw await failure(
-                        "\(origin) refused the credential and asks for nothing it can answer", challenges.first)
-                }
-                break  // No credential for this challenge: hand the 401 back.
-            }
-            if pick.hasScheme("Digest") {
-                let digest = try DigestChallenge(pick)
-                let key = ClientState.SpaceKey(origin: origin, challenge: digest)
-                if digest.stale, sentDigest != nil, !renewedStale {
-                    // RFC 7616 §3.3: the answer was right, only the nonce had expired.
-                    renewedStale = true
-                } else if answered {
-                    await state.remove(key)
-                    throw await failure("\(origin) refused the Digest answer for realm \"\(digest.realm)\"", pick)
-                } else {
-                    answered = true
-                }
-                try checkPlainHTTP(origin, entry)
-                let nonceCount = await state.startDigest(key, challenge: digest, entry: entry, path: path)
-                let answer = try digestResponse(digest, entry, request, body: body, nonceCount: nonceCount)
-                outgoing = request
-                outgoing.headerFields.append(HTTPField(name: .authorization, value: answer.authorization))
-                sentDigest = (key, answer, entry)
-                sentBasic = nil
-            } else {
-                if answered || sentBasic == entry.credential {
-                    throw await failure(
-                        "\(origin) refused the Basic credential for realm \"\(pick.parameter("realm") ?? "")\"", pick)
-                }
-                answered = true
-                try checkPlainHTTP(origin, entry)
-                outgoing = request
-                outgoing.headerFields.append(
-                    HTTPField(name: .authorization, value: try entry.credential.basicCredentials.authorization))
-                sentBasic = entry.credential
-                sentDigest = nil
-            }
-            (response, responseBody) = try await roundTrip(outgoing, body: body)
+        for index in sides.indices where sides[index].enabled {
+            try await prepare(&sides[index], request: request, body: body, path: path, preemptive: preemptive)
         }
-        if let sentDigest, response.status != .unauthorized {
-            try await accept(response, body: responseBody, answering: sentDigest)
+        var (response, responseBody) = try await roundTrip(Self.outgoing(request, sides), body: body)
+        while let index = sides.firstIndex(where: { $0.enabled && $0.status == response.status }) {
+            guard try await answer(&sides[index], response: response, request: request, body: body, path: path) else {
+                break  // Nothing to answer with: hand the challenge back.
+            }
+            (response, responseBody) = try await roundTrip(Self.outgoing(request, sides), body: body)
+        }
+        for side in sides where response.status != side.status {
+            if let sent = side.sentDigest {
+                try await accept(response, body: responseBody, answering: sent, field: side.infoField)
+            }
         }
         return (response, responseBody)
+    }
+
+    static let proxyAuthenticationInfo = HTTPField.Name("Proxy-Authentication-Info")!
+
+    private static func outgoing(_ request: HTTPRequest, _ sides: [Side]) -> HTTPRequest {
+        var outgoing = request
+        for side in sides {
+            if let header = side.header { outgoing.headerFields.append(HTTPField(name: side.authorizationField, value: header)) }
+        }
+        return outgoing
+    }
+
+    /// Before any challenge: a Digest answer from the space's saved nonce (next `nc`), or in
+    /// preemptive mode Basic with a realm-less credential.
+    private func prepare(
+        _ side: inout Side, request: HTTPRequest, body: [UInt8]?, path: String, preemptive: Bool
+    ) async throws {
+        if let use = await state.nextDigestUse(origin: side.scope, path: path) {
+            try checkPlainHTTP(side.scope, use.entry)
+            let answer = try digestResponse(use.challenge, use.entry, request, body: body, nonceCount: use.nonceCount)
+            side.header = answer.authorization
+            side.sentDigest = (use.key, answer, use.entry)
+        } else if preemptive, let entry = await credentials.credential(for: side.scope, realm: nil),
+            entry.credential.schemes.contains(.basic)
+        {
+            try checkPlainHTTP(side.scope, entry)
+            side.header = try entry.credential.basicCredentials.authorization
+            side.sentBasic = entry.credential
+        }
+    }
+
+    /// Answers the challenge in `response` for `side`. Returns `false` when there is nothing to
+    /// answer with (and nothing was sent); throws ``ClientError/Code/authenticationFailed`` when
+    /// an answer was already refused.
+    private func answer(
+        _ side: inout Side, response: HTTPResponse, request: HTTPRequest, body: [UInt8]?, path: String
+    ) async throws -> Bool {
+        let scope = side.scope
+        let challenges = (try? AuthenticationChallenge.parse(response.headerFields, name: side.challengeField)) ?? []
+        var candidates: [(challenge: AuthenticationChallenge, entry: ScopedCredential)] = []
+        for challenge in challenges {
+            guard let entry = await credentials.credential(for: scope, realm: challenge.parameter("realm")),
+                entry.credential.allows(scheme: challenge.scheme)
+            else { continue }
+            candidates.append((challenge, entry))
+        }
+        let sentDigest = side.sentDigest
+        func failure(_ reason: String, _ challenge: AuthenticationChallenge?) async -> ClientError {
+            if let sentDigest { await state.remove(sentDigest.key) }
+            configuration.logger.debug("authentication failed", metadata: ["scope": "\(scope)"])
+            return ClientError(.authenticationFailed, reason, challenge: challenge, response: response)
+        }
+        guard let pick = AuthenticationChallenge.preferred(candidates.map(\.challenge)),
+            let entry = candidates.first(where: { $0.challenge == pick })?.entry
+        else {
+            if side.sentDigest != nil || side.sentBasic != nil {
+                throw await failure("\(side.name) refused the credential and asks for nothing it can answer", challenges.first)
+            }
+            return false
+        }
+        if pick.hasScheme("Digest") {
+            let digest = try DigestChallenge(pick)
+            let key = ClientState.SpaceKey(origin: scope, challenge: digest)
+            if digest.stale, side.sentDigest != nil, !side.renewedStale {
+                // RFC 7616 §3.3: the answer was right, only the nonce had expired.
+                side.renewedStale = true
+            } else if side.answered {
+                await state.remove(key)
+                throw await failure("\(side.name) refused the Digest answer for realm \"\(digest.realm)\"", pick)
+            } else {
+                side.answered = true
+            }
+            try checkPlainHTTP(scope, entry)
+            let nonceCount = await state.startDigest(key, challenge: digest, entry: entry, path: path)
+            let answer = try digestResponse(digest, entry, request, body: body, nonceCount: nonceCount)
+            side.header = answer.authorization
+            side.sentDigest = (key, answer, entry)
+            side.sentBasic = nil
+        } else {
+            if side.answered || side.sentBasic == entry.credential {
+                throw await failure(
+                    "\(side.name) refused the Basic credential for realm \"\(pick.parameter("realm") ?? "")\"", pick)
+            }
+            side.answered = true
+            try checkPlainHTTP(scope, entry)
+            side.header = try entry.credential.basicCredentials.authorization
+            side.sentBasic = entry.credential
+            side.sentDigest = nil
+        }
+        return true
     }
 
     /// Reads `Authentication-Info` after a Digest answer: checks `rspauth` when sent, takes
     /// `nextnonce`. [RFC 7616 §3.5](https://www.rfc-editor.org/rfc/rfc7616#section-3.5)
     private func accept(
         _ response: HTTPResponse, body: [UInt8],
-        answering sent: (key: ClientState.SpaceKey, response: DigestResponse, entry: ScopedCredential)
+        answering sent: SentDigest, field: HTTPField.Name
     ) async throws {
-        guard let value = response.headerFields[.authenticationInfo],
+        guard let value = response.headerFields[field],
             let info = try? DigestAuthenticationInfo(headerValue: value)
         else { return }
         if info.rspauth != nil,
