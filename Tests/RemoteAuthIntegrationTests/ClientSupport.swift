@@ -13,6 +13,9 @@ final class RecordingTransport: HTTPTransport {
         let response: HTTPResponse
         var status: Int { response.status.code }
         var authorization: String? { request.headerFields[.authorization] }
+        /// Whether the hop carried `Authorization`; for expectations, whose failure messages
+        /// would otherwise print the credential.
+        var hasAuthorization: Bool { authorization != nil }
     }
     let inner: any HTTPTransport
     private let recorded = Mutex<[Hop]>([])
