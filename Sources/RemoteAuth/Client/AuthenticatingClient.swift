@@ -4,7 +4,8 @@ public import Logging
 /// An HTTP client that answers `Basic` and `Digest` challenges with scoped credentials and
 /// follows redirects safely, over any ``HTTPTransport``.
 ///
-/// - **Challenge mode**: a `401` (or a `407` from ``Configuration/proxy``) whose `WWW-Authenticate` offers a scheme the store holds a
+/// - **Challenge mode**: a `401` whose `WWW-Authenticate` (or a `407` from
+///   ``Configuration/proxy`` whose `Proxy-Authenticate`) offers a scheme the store holds a
 ///   credential for (matched by origin and realm) is answered once; when that answer is refused
 ///   the client throws ``ClientError/Code/authenticationFailed`` carrying the challenge, and
 ///   never loops (URLSession's `previousFailureCount` rule). A `401` nothing can answer is
@@ -16,13 +17,13 @@ public import Logging
 ///   without counting as a failure; `nextnonce` is honoured; `rspauth` is checked; `auth-int`
 ///   hashes the body. [RFC 7616 §3.3–§3.5](https://www.rfc-editor.org/rfc/rfc7616#section-3.3)
 /// - **Redirects** (301, 302, 303, 307, 308) are followed here, up to
-///   ``Configuration/maximumRedirects``; `Authorization`, `Proxy-Authorization` and `Cookie`
-///   are dropped as soon as the scheme, host or port changes, and credentials are only ever
+///   ``Configuration/maximumRedirects``; caller-set `Authorization`, `Proxy-Authorization` and
+///   `Cookie` fields are dropped as soon as the scheme, host or port changes, and credentials are only ever
 ///   added for the origin the request started at, so `https` → `http` never carries them.
 ///   [RFC 9110 §15.4](https://www.rfc-editor.org/rfc/rfc9110#section-15.4)
 /// - **Plain http**: a credential is sent over `http` only to loopback hosts or when its scope
 ///   opted in (``ScopedCredential/allowsPlainHTTP``); otherwise
-///   ``ClientError/Code/plainHTTPRefused`` is thrown before anything is sent.
+///   ``ClientError/Code/plainHTTPRefused`` is thrown instead of sending the credential.
 ///
 /// A request that already carries an `Authorization` field is sent as the caller built it:
 /// the client neither adds its own nor answers challenges for it.
