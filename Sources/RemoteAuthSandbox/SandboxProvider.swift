@@ -577,9 +577,10 @@ struct SandboxProvider: Sendable {
         }
         let qop = DigestQOP(rawValue: qopName)
         let now = configuration.now()
+        let space = algorithm.rawValue + "/" + qop.rawValue
 
         func challengeResponse(stale: Bool) async -> Response {
-            let nonce = await store.issueDigestNonce(now: now)
+            let nonce = await store.issueDigestNonce(space: space, now: now)
             let challenge = try? DigestChallenge(
                 realm: realm, nonce: nonce, opaque: digestOpaque, stale: stale, algorithm: algorithm, qop: [qop])
             return Self.json(
@@ -603,17 +604,20 @@ struct SandboxProvider: Sendable {
             credentials, challenge: issued, method: request.head.method, requestURI: request.head.path, body: body)
 
         switch await store.checkDigestNonce(
-            authorization.nonce, count: authorization.nonceCount, now: now, lifetime: configuration.digestNonceLifetime)
+            authorization.nonce, space: space, count: authorization.nonceCount, now: now,
+            lifetime: configuration.digestNonceLifetime)
         {
         case .unknown, .replayed:
             return await challengeResponse(stale: false)
         case .stale:
             return await challengeResponse(stale: verification.isValid)
         case .fresh(let issuedAt):
-            guard verification.isValid else { return await challengeResponse(stale: false) }
+            // Only a verified answer moves the nonce count, so a forged one cannot burn it.
+            guard verification.isValid, await store.recordDigestCount(authorization.nonce, count: authorization.nonceCount)
+            else { return await challengeResponse(stale: false) }
             var nextnonce: String? = nil
             if now - issuedAt > configuration.digestNonceLifetime / 2 {
-                nextnonce = await store.issueDigestNonce(now: now)
+                nextnonce = await store.issueDigestNonce(space: space, now: now)
             }
             let responseBody = Array("{\"authenticated\": true, \"user\": \"\(account.name.replacingQuotes())\"}".utf8)
             var headers: HTTPFields = [:]

@@ -48,8 +48,9 @@ actor SandboxStore {
     private var nextStatusID: Int64 = 1
     /// Per consumer: "timestamp nonce" → timestamp, pruned past the window (RFC 5849 §3.3).
     private var nonces: [String: [String: Int64]] = [:]
-    /// Digest nonces: issue time and the highest `nc` seen.
-    private var digestNonces: [String: (issuedAt: Int64, highestCount: UInt32)] = [:]
+    /// Digest nonces: the protection space (route) they were issued for, issue time, and the
+    /// highest `nc` of a verified answer.
+    private var digestNonces: [String: (space: String, issuedAt: Int64, highestCount: UInt32)] = [:]
     /// Consent-page sessions: cookie value → user name.
     private var sessions: [String: String] = [:]
     private let statePath: String?
@@ -209,25 +210,32 @@ actor SandboxStore {
 
     // MARK: Digest nonces
 
-    func issueDigestNonce(now: Int64) -> String {
+    func issueDigestNonce(space: String, now: Int64) -> String {
         if digestNonces.count > 4096 { digestNonces = digestNonces.filter { now - $0.value.issuedAt < 3600 } }
         let nonce = Random.token(bytes: 18)
-        digestNonces[nonce] = (now, 0)
+        digestNonces[nonce] = (space, now, 0)
         return nonce
     }
 
     enum DigestNonceCheck: Sendable { case fresh(issuedAt: Int64), stale, unknown, replayed }
 
-    /// Checks a nonce and its count: unknown nonces and counts not above the last one are
-    /// refused (replay), expired nonces are stale (RFC 7616 §3.3 `stale`).
-    func checkDigestNonce(_ nonce: String, count: UInt32?, now: Int64, lifetime: Int64) -> DigestNonceCheck {
-        guard let entry = digestNonces[nonce] else { return .unknown }
+    /// Checks a nonce and its count for the space it was issued for: unknown nonces (or ones
+    /// of another space) and counts not above the last verified one are refused (replay);
+    /// expired nonces are stale (RFC 7616 §3.3 `stale`). Nothing is recorded here.
+    func checkDigestNonce(_ nonce: String, space: String, count: UInt32?, now: Int64, lifetime: Int64) -> DigestNonceCheck {
+        guard let entry = digestNonces[nonce], entry.space == space else { return .unknown }
         if now - entry.issuedAt > lifetime { return .stale }
-        if let count {
-            guard count > entry.highestCount else { return .replayed }
-            digestNonces[nonce] = (entry.issuedAt, count)
-        }
+        if let count, count <= entry.highestCount { return .replayed }
         return .fresh(issuedAt: entry.issuedAt)
+    }
+
+    /// Records the `nc` of a verified answer, so a replay of it is refused; `false` when a
+    /// concurrent answer got there first with the same or a higher count.
+    func recordDigestCount(_ nonce: String, count: UInt32?) -> Bool {
+        guard let count else { return true }
+        guard let entry = digestNonces[nonce], count > entry.highestCount else { return false }
+        digestNonces[nonce] = (entry.space, entry.issuedAt, count)
+        return true
     }
 
     // MARK: Sessions

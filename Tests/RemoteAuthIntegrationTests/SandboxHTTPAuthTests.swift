@@ -98,6 +98,35 @@ import Testing
         }
     }
 
+    /// A wrong answer with a huge `nc` does not burn the nonce for the right user, and a nonce
+    /// is good only on the route (protection space) that issued it.
+    @Test func forgedAnswersDoNotBurnNonces() async throws {
+        try await Sandbox.withSandbox { sandbox in
+            let path = "/digest/SHA-256/auth/"
+            let first = try await Wire.get(sandbox.baseURL + path)
+            let challenge = try DigestChallenge(headerValue: try #require(first.header("WWW-Authenticate")))
+            let forged = try DigestResponse(
+                challenge: challenge, credentials: DigestCredentials(username: "alice", password: "guess"), method: .get,
+                uri: path, nonceCount: 0xFFFF_FFFF, cnonce: "x")
+            let refused = try await Wire.get(sandbox.baseURL + path, headers: [.authorization: forged.authorization])
+            #expect(refused.status == 401)
+            let right = try DigestResponse(
+                challenge: challenge, credentials: DigestCredentials(username: "alice", password: "wonderland"), method: .get,
+                uri: path, nonceCount: 1, cnonce: "y")
+            let accepted = try await Wire.get(sandbox.baseURL + path, headers: [.authorization: right.authorization])
+            #expect(accepted.status == 200)
+
+            // The same nonce on the MD5 route: unknown there.
+            let md5Challenge = try DigestChallenge(
+                realm: challenge.realm, nonce: challenge.nonce, opaque: challenge.opaque, algorithm: .md5, qop: [.auth])
+            let crossed = try DigestResponse(
+                challenge: md5Challenge, credentials: DigestCredentials(username: "alice", password: "wonderland"), method: .get,
+                uri: "/digest/MD5/auth/", nonceCount: 2, cnonce: "z")
+            let other = try await Wire.get(sandbox.baseURL + "/digest/MD5/auth/", headers: [.authorization: crossed.authorization])
+            #expect(other.status == 401)
+        }
+    }
+
     @Test func unknownDigestRoute() async throws {
         try await Sandbox.withSandbox { sandbox in
             let sha1 = try await Wire.get(sandbox.baseURL + "/digest/SHA-1/auth/")
