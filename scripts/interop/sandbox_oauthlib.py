@@ -86,7 +86,9 @@ def describe(response):
     challenge = r.headers.get("WWW-Authenticate")
     location = r.headers.get("Location")
     text = r.text if len(r.text) <= 300 else r.text[:300] + "…"
-    return (f"{r.request.method} {r.request.url} -> {r.status_code}"
+    # A PLAINTEXT signature is the secrets themselves: keep it out of the output.
+    url = re.sub(r"(oauth_signature=)[^&]*", r"\1…", r.request.url)
+    return (f"{r.request.method} {url} -> {r.status_code}"
             + (f", WWW-Authenticate: {challenge}" if challenge else "")
             + (f", Location: {location}" if location else "")
             + f", body: {text!r}")

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Interop: Debian's curl (a client nobody here wrote) authenticates to the sandbox with HTTP Basic
+# (RFC 7617) and Digest (RFC 7616: MD5 and SHA-256, qop=auth and auth-int), and is refused with a
+# wrong password.
+#
+#   curl_auth.sh SANDBOX_URL
+#
+# Prints one line per failed check and ends with 'curl: N passed, M failed'; exits 1 on any failure.
+# A Digest variant that this curl cannot do is a failure, never a skip.
+set -uo pipefail
+
+if [ $# -ne 1 ]; then
+    echo "usage: curl_auth.sh SANDBOX_URL" >&2
+    exit 2
+fi
+base="${1%/}"
+expected='{"authenticated": true, "user": "alice"}'
+passed=0
+failed=0
+out="$(mktemp)"
+trap 'rm -f "$out"' EXIT
+
+pass() { passed=$((passed + 1)); }
+fail() { failed=$((failed + 1)); echo "FAIL: $*"; }
+
+# run LABEL EXPECTED_STATUS EXPECTED_BODY(or '-' for any) CURL_ARGS...
+run() {
+    local label="$1" want_status="$2" want_body="$3"
+    shift 3
+    local status
+    status="$(curl --silent --show-error --max-time 10 --output "$out" --write-out '%{http_code}' "$@" 2>&1)"
+    local rc=$?
+    local body
+    body="$(cat "$out")"
+    if [ $rc -ne 0 ]; then
+        fail "$label: curl exited $rc: $status"
+    elif [ "$status" != "$want_status" ]; then
+        fail "$label: expected status $want_status, got $status, body: $body"
+    elif [ "$want_body" != "-" ] && [ "$body" != "$want_body" ]; then
+        fail "$label: expected body $want_body, got: $body"
+    else
+        pass
+    fi
+}
+
+# This curl must be able to answer SHA-256 Digest challenges (RFC 7616 support came in 7.57.0).
+version="$(curl --version | head -n 1 | awk '{print $2}')"
+if printf '%s\n' 7.57.0 "$version" | sort -V -C; then
+    pass
+else
+    fail "curl $version predates SHA-256 Digest (7.57.0): the SHA-256 checks below cannot pass"
+fi
+
+run "Basic alice" 200 "$expected" --basic --user alice:wonderland "$base/basic/"
+run "Basic, wrong password" 401 - --basic --user alice:not-wonderland "$base/basic/"
+run "Basic, no credentials" 401 - "$base/basic/"
+
+for variant in MD5/auth SHA-256/auth SHA-256/auth-int; do
+    run "Digest $variant" 200 "$expected" --digest --user alice:wonderland "$base/digest/$variant/"
+    run "Digest $variant, wrong password" 401 - --digest --user alice:not-wonderland "$base/digest/$variant/"
+done
+
+# The challenges themselves: Basic names its scheme, Digest its algorithm.
+challenge() {
+    curl --silent --max-time 10 --output /dev/null --dump-header - "$1" | tr -d '\r' |
+        grep -i '^www-authenticate:' || true
+}
+c="$(challenge "$base/basic/")"
+if printf '%s' "$c" | grep -qi '^www-authenticate: *basic '; then pass; else fail "GET /basic/: expected a Basic challenge, got: $c"; fi
+c="$(challenge "$base/digest/SHA-256/auth/")"
+if printf '%s' "$c" | grep -qi '^www-authenticate: *digest .*algorithm="\{0,1\}SHA-256'; then
+    pass
+else
+    fail "GET /digest/SHA-256/auth/: expected a Digest challenge with algorithm=SHA-256, got: $c"
+fi
+
+echo "curl: $passed passed, $failed failed"
+[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
