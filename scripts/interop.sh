@@ -2,20 +2,127 @@
 # The interop suite: RemoteAuth against peers nobody here wrote.
 # Installs its peers itself and fails (never skips) when one cannot be had.
 #
-#   oauthlib (PyPI)  verifies requests signed by `remote-auth sign oauth1`
+#   oauthlib (PyPI)   verifies requests signed by `remote-auth sign oauth1`
+#   oauthlib (PyPI)   drives the sandbox's three-legged flow, every method and placement
+#   curl (Debian)     Basic and Digest against the sandbox
+#   Chromium (Debian) + Selenium (PyPI) consents on the sandbox's authorize page
+#
+# The last line is the total: 'interop: N passed, M failed'.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-export PIP_ROOT_USER_ACTION=ignore PIP_DISABLE_PIP_VERSION_CHECK=1
-echo "interop: installing peers (oauthlib, pyjwt, cryptography from PyPI)"
-if ! python3 -m pip install --quiet oauthlib pyjwt cryptography; then
-    echo "interop: FAILED to install oauthlib from PyPI" >&2
+export PIP_ROOT_USER_ACTION=ignore PIP_DISABLE_PIP_VERSION_CHECK=1 DEBIAN_FRONTEND=noninteractive
+
+echo "interop: installing peers (curl, chromium, chromium-driver from Debian)"
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+if ! $sudo apt-get update -qq; then
+    echo "interop: FAILED: apt-get update" >&2
     exit 1
 fi
-python3 -c "import oauthlib, jwt, cryptography" || { echo "interop: oauthlib is not importable" >&2; exit 1; }
+if ! $sudo apt-get install -y -qq curl chromium chromium-driver >/dev/null; then
+    echo "interop: FAILED to install curl, chromium, chromium-driver from Debian" >&2
+    exit 1
+fi
+for tool in curl chromium chromedriver; do
+    command -v "$tool" >/dev/null || { echo "interop: $tool is not on PATH after installing it" >&2; exit 1; }
+done
+
+echo "interop: installing peers (oauthlib, pyjwt, cryptography, requests, selenium from PyPI)"
+if ! python3 -m pip install --quiet oauthlib pyjwt cryptography requests selenium; then
+    echo "interop: FAILED to install oauthlib, pyjwt, cryptography, requests, selenium from PyPI" >&2
+    exit 1
+fi
+python3 -c "import oauthlib, jwt, cryptography, requests, selenium" ||
+    { echo "interop: a Python peer is not importable" >&2; exit 1; }
+echo "interop: $(curl --version | head -n 1 | cut -d' ' -f1-2), $(chromium --version 2>/dev/null)," \
+    "$(chromedriver --version | cut -d' ' -f1-2), selenium $(python3 -c 'import selenium; print(selenium.__version__)')," \
+    "oauthlib $(python3 -c 'import oauthlib; print(oauthlib.__version__)')"
 
 swift build --product remote-auth
 binary="$(swift build --show-bin-path)/remote-auth"
 
+work="$(mktemp -d)"
+sandbox_pid=""
+cleanup() {
+    if [ -n "$sandbox_pid" ] && kill -0 "$sandbox_pid" 2>/dev/null; then
+        kill -TERM "$sandbox_pid" 2>/dev/null || true
+        wait "$sandbox_pid" 2>/dev/null || true
+    fi
+    rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+passed=0
+failed=0
+# step NAME COMMAND...: runs one peer's script, shows its output and adds its closing
+# 'NAME: N passed, M failed' line to the total; a script that ends without one counts as a failure.
+step() {
+    local name="$1" status=0
+    shift
+    "$@" 2>&1 | tee "$work/$name.log" || status=$?
+    local line
+    line="$(grep -E "^$name: [0-9]+ passed, [0-9]+ failed\$" "$work/$name.log" | tail -n 1 || true)"
+    if [ -z "$line" ]; then
+        echo "interop: $name ended (status $status) without its 'passed, failed' line"
+        failed=$((failed + 1))
+        return
+    fi
+    local p f
+    p="$(echo "$line" | sed -E 's/.*: ([0-9]+) passed, ([0-9]+) failed/\1/')"
+    f="$(echo "$line" | sed -E 's/.*: ([0-9]+) passed, ([0-9]+) failed/\2/')"
+    passed=$((passed + p))
+    failed=$((failed + f))
+    if [ "$status" -ne 0 ] && [ "$f" -eq 0 ]; then
+        echo "interop: $name exited $status"
+        failed=$((failed + 1))
+    fi
+}
+
 echo "interop: oauthlib verifies requests signed by remote-auth"
-python3 scripts/interop/oauthlib_verify.py "$binary" ../shared/vectors 300
+step oauthlib python3 scripts/interop/oauthlib_verify.py "$binary" ../shared/vectors 300
+
+# The sandbox, with the RSA-SHA1 consumer the oauthlib flow needs (the public key of the vector
+# rfc5849_1.2_photos_rsa_sha1, whose private key oauthlib signs with).
+python3 - ../shared/vectors "$work/sandbox.json" <<'EOF'
+import json, sys
+with open(f"{sys.argv[1]}/oauth1_signing.json") as f:
+    vector = next(v for v in json.load(f) if v["name"] == "rfc5849_1.2_photos_rsa_sha1")
+with open(sys.argv[2], "w") as f:
+    json.dump({"consumers": [{"key": "rsa-consumer", "name": "RSA App",
+                              "rsaPublicKeyPEM": vector["rsa_public_key_pem"]}]}, f)
+EOF
+"$binary" sandbox --port 0 --config "$work/sandbox.json" </dev/null >"$work/sandbox.out" 2>"$work/sandbox.err" &
+sandbox_pid=$!
+url=""
+for _ in $(seq 1 150); do  # 15 seconds
+    first="$(head -n 1 "$work/sandbox.out")"
+    if [[ "$first" =~ ^RemoteAuth\ sandbox\ listening\ on\ (http://127\.0\.0\.1:[0-9]+)$ ]]; then
+        url="${BASH_REMATCH[1]}"
+        break
+    fi
+    kill -0 "$sandbox_pid" 2>/dev/null || break
+    sleep 0.1
+done
+if [ -z "$url" ]; then
+    echo "interop: the sandbox did not say 'RemoteAuth sandbox listening on http://127.0.0.1:PORT' within 15 s"
+    echo "interop: its stdout:"; sed 's/^/  /' "$work/sandbox.out"
+    echo "interop: its stderr:"; sed 's/^/  /' "$work/sandbox.err"
+    failed=$((failed + 1))
+else
+    echo "interop: sandbox at $url"
+    echo "interop: oauthlib runs the sandbox's three-legged flow"
+    step sandbox-oauthlib python3 scripts/interop/sandbox_oauthlib.py "$url" ../shared/vectors
+    echo "interop: curl authenticates with Basic and Digest"
+    step curl bash scripts/interop/curl_auth.sh "$url"
+    echo "interop: headless Chromium consents on the authorize page"
+    step browser python3 scripts/interop/consent_browser.py "$url" docs/consent-page.png
+    if ! kill -0 "$sandbox_pid" 2>/dev/null; then
+        echo "interop: the sandbox died during the run; its stderr:"; sed 's/^/  /' "$work/sandbox.err"
+        failed=$((failed + 1))
+    fi
+fi
+
+echo "interop: $passed passed, $failed failed"
+[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
