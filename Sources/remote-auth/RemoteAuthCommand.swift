@@ -7,7 +7,7 @@ struct RemoteAuthCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "remote-auth",
         abstract: "Authenticate to remote HTTP services: OAuth 1.0a, HTTP Basic and Digest.",
-        subcommands: [Sign.self]
+        subcommands: [Sign.self, SandboxCommand.self]
     )
 
     /// Every failure, whether a usage error found by the parser or bad input found by a command,
@@ -39,7 +39,7 @@ struct RemoteAuthCommand: AsyncParsableCommand {
 struct Sign: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Print what a signed request would carry, for debugging and for comparing implementations.",
-        subcommands: [SignOAuth1.self]
+        subcommands: [SignOAuth1.self, SignBasic.self, SignDigest.self]
     )
 }
 

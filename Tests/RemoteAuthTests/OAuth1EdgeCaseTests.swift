@@ -290,21 +290,8 @@ private func twitterRequest() throws -> HTTPRequest {
         #expect(a.utf8.count == 32)
         #expect(a.allSatisfy { $0.isHexDigit && !$0.isUppercase })
         #expect(a != b)
-        var g1 = SeededGenerator(seed: 7)
-        var g2 = SeededGenerator(seed: 7)
+        var g1 = SplitMix64(seed: 7)
+        var g2 = SplitMix64(seed: 7)
         #expect(OAuth1.Nonce.random(using: &g1) == OAuth1.Nonce.random(using: &g2))
-    }
-}
-
-/// A SplitMix64 generator, for repeatable tests.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

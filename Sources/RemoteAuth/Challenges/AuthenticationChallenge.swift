@@ -105,7 +105,10 @@ public struct AuthenticationChallenge: Sendable, Hashable, CustomStringConvertib
 
 /// ASCII case-insensitive comparison, as RFC 9110 uses for schemes and parameter names.
 func asciiCaseInsensitiveEquals(_ a: String, _ b: String) -> Bool {
-    a.utf8.elementsEqual(b.utf8) { x, y in asciiLowercase(x) == asciiLowercase(y) }
+    guard a.utf8.count == b.utf8.count else { return false }
+    var a = a
+    var b = b
+    return a.withUTF8 { x in b.withUTF8 { y in x.elementsEqual(y) { asciiLowercase($0) == asciiLowercase($1) } } }
 }
 
 @inline(__always)

@@ -38,19 +38,34 @@ enum HTTPSyntax {
     /// Whether `string` can be written as a quoted-string: no control characters other than
     /// HTAB. [RFC 9110 §5.6.4](https://www.rfc-editor.org/rfc/rfc9110#section-5.6.4)
     static func isQuotable(_ string: String) -> Bool {
-        string.utf8.allSatisfy { $0 == 0x09 || ($0 >= 0x20 && $0 != 0x7F) }
+        var string = string
+        return string.withUTF8 { bytes in bytes.allSatisfy { $0 == 0x09 || ($0 >= 0x20 && $0 != 0x7F) } }
     }
 
     /// Writes `string` as a quoted-string, escaping `"` and `\` with quoted-pair.
     /// [RFC 9110 §5.6.4](https://www.rfc-editor.org/rfc/rfc9110#section-5.6.4)
     static func quotedString(_ string: String) -> String {
-        var output = "\""
-        for character in string.unicodeScalars {
-            if character == "\"" || character == "\\" { output.unicodeScalars.append("\\") }
-            output.unicodeScalars.append(character)
+        var output: [UInt8] = []
+        output.reserveCapacity(string.utf8.count + 4)
+        appendQuotedString(string, to: &output)
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// Appends `string` as a quoted-string, escaping `"` and `\\` (RFC 9110 §5.6.4).
+    static func appendQuotedString(_ string: String, to output: inout [UInt8]) {
+        output.append(UInt8(ascii: "\""))
+        var string = string
+        string.withUTF8 { bytes in
+            if bytes.contains(where: { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+                for byte in bytes {
+                    if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { output.append(UInt8(ascii: "\\")) }
+                    output.append(byte)
+                }
+            } else {
+                output.append(contentsOf: bytes)
+            }
         }
-        output += "\""
-        return output
+        output.append(UInt8(ascii: "\""))
     }
 
     /// Names a byte for an error message without echoing arbitrary input.

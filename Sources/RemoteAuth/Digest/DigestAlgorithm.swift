@@ -9,7 +9,24 @@ import CryptoExtras
 /// spelling that was sent.
 public struct DigestAlgorithm: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {
     public let rawValue: String
-    public init(rawValue: String) { self.rawValue = rawValue }
+    /// The hash function and `-sess` flag, worked out once from ``rawValue``.
+    private let kind: (function: Function?, isSession: Bool)
+
+    public init(rawValue: String) {
+        self.rawValue = rawValue
+        let bytes = rawValue.utf8
+        let isSession = bytes.count >= 5 && Self.equalsIgnoringCase(bytes.suffix(5), "-sess")
+        let name = bytes.prefix(isSession ? bytes.count - 5 : bytes.count)
+        var function: Function? = nil
+        if Self.equalsIgnoringCase(name, "md5") {
+            function = .md5
+        } else if Self.equalsIgnoringCase(name, "sha-256") {
+            function = .sha256
+        } else if Self.equalsIgnoringCase(name, "sha-512-256") {
+            function = .sha512_256
+        }
+        kind = (function, isSession)
+    }
 
     /// `MD5`, the default when a challenge names no algorithm.
     /// - Warning: MD5 is broken; accept it only for legacy servers.
@@ -34,7 +51,14 @@ public struct DigestAlgorithm: RawRepresentable, Hashable, Sendable, Codable, Cu
 
     /// Whether HA1 is computed per session, `H(H(user:realm:password):nonce:cnonce)`.
     /// [RFC 7616 §3.4.2](https://www.rfc-editor.org/rfc/rfc7616#section-3.4.2)
-    public var isSession: Bool { folded.hasSuffix("-sess") }
+    public var isSession: Bool { kind.isSession }
+
+    /// ASCII case-insensitive comparison, without building a folded copy.
+    private static func equalsIgnoringCase(_ bytes: some Collection<UInt8>, _ lower: StaticString) -> Bool {
+        guard bytes.count == lower.utf8CodeUnitCount else { return false }
+        let other = UnsafeBufferPointer(start: lower.utf8Start, count: lower.utf8CodeUnitCount)
+        return zip(bytes, other).allSatisfy { asciiLowercase($0) == $1 }
+    }
 
     /// Whether this package implements the algorithm.
     public var isSupported: Bool { function != nil }
@@ -44,16 +68,9 @@ public struct DigestAlgorithm: RawRepresentable, Hashable, Sendable, Codable, Cu
         isSession ? DigestAlgorithm(rawValue: String(rawValue.dropLast(5))) : self
     }
 
-    enum Function { case md5, sha256, sha512_256 }
+    enum Function: Sendable { case md5, sha256, sha512_256 }
 
-    var function: Function? {
-        switch base.folded {
-        case "md5": return .md5
-        case "sha-256": return .sha256
-        case "sha-512-256": return .sha512_256
-        default: return nil
-        }
-    }
+    var function: Function? { kind.function }
 
     /// Strength order for choosing among challenges: higher is stronger, `nil` unsupported.
     var strength: Int? {
@@ -79,18 +96,25 @@ public struct DigestAlgorithm: RawRepresentable, Hashable, Sendable, Codable, Cu
 
     /// `H(data)` as lowercase hex. [RFC 7616 §3.4.1](https://www.rfc-editor.org/rfc/rfc7616#section-3.4.1)
     /// Only called on supported algorithms (checked when a challenge is decoded).
-    func hexDigest(_ data: some Collection<UInt8>) -> String {
-        Hex.encode(digest(data))
-    }
-
-    func digest(_ data: some Collection<UInt8>) -> [UInt8] {
-        let bytes = Array(data)
+    func hexDigest(_ data: [UInt8]) -> String {
         switch function {
-        case .md5: return Array(Insecure.MD5.hash(data: bytes))
-        case .sha256: return Array(SHA256.hash(data: bytes))
-        case .sha512_256: return Array(SHA512256.hash(data: bytes))
+        case .md5: return Insecure.MD5.hash(data: data).withUnsafeBytes { Hex.encode($0) }
+        case .sha256: return SHA256.hash(data: data).withUnsafeBytes { Hex.encode($0) }
+        case .sha512_256: return SHA512256.hash(data: data).withUnsafeBytes { Hex.encode($0) }
         case nil: preconditionFailure("unsupported Digest algorithm reached hashing")
         }
+    }
+
+    /// `H(p1 ":" p2 ":" …)`, as lowercase hex, assembled in one buffer.
+    func hexDigest(joining parts: String...) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(parts.reduce(parts.count) { $0 + $1.utf8.count })
+        for (index, part) in parts.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ":")) }
+            var part = part
+            part.withUTF8 { bytes.append(contentsOf: $0) }
+        }
+        return hexDigest(bytes)
     }
 }
 
@@ -116,19 +140,29 @@ public struct DigestQOP: RawRepresentable, Hashable, Sendable, Codable, CustomSt
 enum Hex {
     private static let digits: [UInt8] = Array("0123456789abcdef".utf8)
 
-    static func encode(_ bytes: some Sequence<UInt8>) -> String {
-        var output: [UInt8] = []
-        for byte in bytes {
-            output.append(digits[Int(byte >> 4)])
-            output.append(digits[Int(byte & 0x0F)])
+    static func encode(_ bytes: some Collection<UInt8>) -> String {
+        String(unsafeUninitializedCapacity: bytes.count * 2) { buffer in
+            var index = 0
+            for byte in bytes {
+                let high = byte >> 4
+                let low = byte & 0x0F
+                buffer[index] = high < 10 ? high + 48 : high + 87
+                buffer[index + 1] = low < 10 ? low + 48 : low + 87
+                index += 2
+            }
+            return index
         }
-        return String(decoding: output, as: UTF8.self)
     }
 
     /// `nc-value = 8LHEX`. [RFC 7616 §3.4](https://www.rfc-editor.org/rfc/rfc7616#section-3.4)
     static func nonceCount(_ value: UInt32) -> String {
-        let hex = String(value, radix: 16, uppercase: false)
-        return String(repeating: "0", count: 8 - hex.count) + hex
+        String(unsafeUninitializedCapacity: 8) { buffer in
+            for index in 0..<8 {
+                let nibble = UInt8((value >> (28 - 4 * UInt32(index))) & 0xF)
+                buffer[index] = nibble < 10 ? nibble + 48 : nibble + 87
+            }
+            return 8
+        }
     }
 
     /// Parses exactly 8 hex digits.

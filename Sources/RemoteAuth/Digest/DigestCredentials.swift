@@ -90,14 +90,14 @@ package enum DigestComputation {
     /// [RFC 7616 §3.4.2](https://www.rfc-editor.org/rfc/rfc7616#section-3.4.2)
     package static func baseHA1(algorithm: DigestAlgorithm, username: String, realm: String, password: String) -> String
     {
-        algorithm.hexDigest(Array("\(username):\(realm):\(password)".utf8))
+        algorithm.hexDigest(joining: username, realm, password)
     }
 
     /// HA1: the base HA1, or for `-sess` `H(baseHA1 ":" unq(nonce) ":" unq(cnonce))`.
     /// [RFC 7616 §3.4.2](https://www.rfc-editor.org/rfc/rfc7616#section-3.4.2)
     package static func ha1(algorithm: DigestAlgorithm, baseHA1: String, nonce: String, cnonce: String?) -> String {
         guard algorithm.isSession else { return baseHA1 }
-        return algorithm.hexDigest(Array("\(baseHA1):\(nonce):\(cnonce ?? "")".utf8))
+        return algorithm.hexDigest(joining: baseHA1, nonce, cnonce ?? "")
     }
 
     /// HA2: `H(method ":" uri)`, or for `auth-int` `H(method ":" uri ":" H(entity-body))`.
@@ -110,9 +110,9 @@ package enum DigestComputation {
         body: [UInt8]?
     ) -> String {
         if qop == .authInt {
-            return algorithm.hexDigest(Array("\(method):\(uri):\(algorithm.hexDigest(body ?? []))".utf8))
+            return algorithm.hexDigest(joining: method, uri, algorithm.hexDigest(body ?? []))
         }
-        return algorithm.hexDigest(Array("\(method):\(uri)".utf8))
+        return algorithm.hexDigest(joining: method, uri)
     }
 
     /// `KD(HA1, nonce ":" nc ":" cnonce ":" qop ":" HA2)`, or without qop (RFC 2069)
@@ -129,9 +129,9 @@ package enum DigestComputation {
         ha2: String
     ) -> String {
         if let qop {
-            return algorithm.hexDigest(Array("\(ha1):\(nonce):\(nc ?? ""):\(cnonce ?? ""):\(qop.rawValue):\(ha2)".utf8))
+            return algorithm.hexDigest(joining: ha1, nonce, nc ?? "", cnonce ?? "", qop.rawValue, ha2)
         }
-        return algorithm.hexDigest(Array("\(ha1):\(nonce):\(ha2)".utf8))
+        return algorithm.hexDigest(joining: ha1, nonce, ha2)
     }
 
     /// `rspauth`: as the response, with `A2 = ":" uri` (`auth`) or
@@ -154,7 +154,7 @@ package enum DigestComputation {
     /// `userhash`: `H(unq(username) ":" unq(realm))`.
     /// [RFC 7616 §3.4.4](https://www.rfc-editor.org/rfc/rfc7616#section-3.4.4)
     package static func userhash(algorithm: DigestAlgorithm, username: String, realm: String) -> String {
-        algorithm.hexDigest(Array("\(username):\(realm)".utf8))
+        algorithm.hexDigest(joining: username, realm)
     }
 
     /// `ext-value` of RFC 8187: `UTF-8''` and the percent-encoded octets, `attr-char` kept.

@@ -102,45 +102,64 @@ public struct DigestResponse: Sendable, Hashable, CustomStringConvertible {
             ha2: ha2
         )
 
+        // The header, written once into one buffer.
+        var header: [UInt8] = Array("Digest ".utf8)
+        header.reserveCapacity(
+            256 + challenge.realm.utf8.count + challenge.nonce.utf8.count + uri.utf8.count + cnonce.utf8.count
+                + credentials.username.utf8.count + (challenge.opaque?.utf8.count ?? 0))
+        func field(_ name: StaticString, quoted value: String) {
+            if header.count > 7 { header.append(contentsOf: [UInt8(ascii: ","), UInt8(ascii: " ")]) }
+            header.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+            header.append(UInt8(ascii: "="))
+            HTTPSyntax.appendQuotedString(value, to: &header)
+        }
+        func field(_ name: StaticString, token value: String) {
+            if header.count > 7 { header.append(contentsOf: [UInt8(ascii: ","), UInt8(ascii: " ")]) }
+            header.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+            header.append(UInt8(ascii: "="))
+            header.append(contentsOf: value.utf8)
+        }
+
         let usernameParameter: String
-        let usernameField: String
         if challenge.userhash {
             usernameParameter = DigestComputation.userhash(
                 algorithm: algorithm,
                 username: credentials.username,
                 realm: challenge.realm
             )
-            usernameField = "username=" + HTTPSyntax.quotedString(usernameParameter)
+            field("username", quoted: usernameParameter)
         } else {
             usernameParameter = credentials.username
             if credentials.username.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) {
-                usernameField = "username=" + HTTPSyntax.quotedString(credentials.username)
+                field("username", quoted: credentials.username)
             } else {
-                usernameField = "username*=" + DigestComputation.extValue(credentials.username)
+                field("username*", token: DigestComputation.extValue(credentials.username))
             }
         }
-
-        var fields: [String] = []
-        let realmField = "realm=" + HTTPSyntax.quotedString(challenge.realm)
-        let nonceField = "nonce=" + HTTPSyntax.quotedString(challenge.nonce)
-        let uriField = "uri=" + HTTPSyntax.quotedString(uri)
-        let responseField = "response=" + HTTPSyntax.quotedString(response)
-        let qopFields = qop.map { qop in
-            (qop: "qop=" + qop.rawValue, nc: "nc=" + (nc ?? ""), cnonce: "cnonce=" + HTTPSyntax.quotedString(cnonce))
-        }
+        field("realm", quoted: challenge.realm)
         if let named = challenge.algorithm {
             // RFC 7616 §3.9 order.
-            fields += [usernameField, realmField, uriField, "algorithm=" + named.rawValue, nonceField]
-            if let qopFields { fields += [qopFields.nc, qopFields.cnonce, qopFields.qop] }
-            fields.append(responseField)
+            field("uri", quoted: uri)
+            field("algorithm", token: named.rawValue)
+            field("nonce", quoted: challenge.nonce)
+            if let qop {
+                field("nc", token: nc ?? "")
+                field("cnonce", quoted: cnonce)
+                field("qop", token: qop.rawValue)
+            }
         } else {
             // RFC 2617 §3.5 order.
-            fields += [usernameField, realmField, nonceField, uriField]
-            if let qopFields { fields += [qopFields.qop, qopFields.nc, qopFields.cnonce] }
-            fields.append(responseField)
+            field("nonce", quoted: challenge.nonce)
+            field("uri", quoted: uri)
+            if let qop {
+                field("qop", token: qop.rawValue)
+                field("nc", token: nc ?? "")
+                field("cnonce", quoted: cnonce)
+            }
         }
-        if let opaque = challenge.opaque { fields.append("opaque=" + HTTPSyntax.quotedString(opaque)) }
-        if challenge.userhash { fields.append("userhash=true") }
+        field("response", quoted: response)
+        if let opaque = challenge.opaque { field("opaque", quoted: opaque) }
+        if challenge.userhash { field("userhash", token: "true") }
 
         self.usernameParameter = usernameParameter
         self.realm = challenge.realm
@@ -153,7 +172,7 @@ public struct DigestResponse: Sendable, Hashable, CustomStringConvertible {
         self.opaque = challenge.opaque
         self.userhash = challenge.userhash
         self.response = response
-        self.authorization = "Digest " + fields.joined(separator: ", ")
+        self.authorization = String(decoding: header, as: UTF8.self)
     }
 
     /// Answers `challenge` with a cnonce from `cnonceGenerator` (by default 128 random bits).

@@ -1,5 +1,4 @@
 import Crypto
-import ExtrasBase64
 public import HTTPTypes
 
 extension OAuth1 {
@@ -278,13 +277,13 @@ extension OAuth1 {
             case .hmacSHA1:
                 var hmac = hmacSHA1!
                 hmac.update(data: baseString)
-                return hmac.finalize().withUnsafeBytes { Base64.encodeToString(bytes: $0) }
+                return hmac.finalize().withUnsafeBytes { RemoteAuthBase64.encode($0) }
             case .hmacSHA256:
                 var hmac = hmacSHA256!
                 hmac.update(data: baseString)
-                return hmac.finalize().withUnsafeBytes { Base64.encodeToString(bytes: $0) }
+                return hmac.finalize().withUnsafeBytes { RemoteAuthBase64.encode($0) }
             case .rsaSHA1:
-                return Base64.encodeToString(bytes: try privateKey!.sign(baseString))
+                return RemoteAuthBase64.encode(try privateKey!.sign(baseString))
             default:
                 return plaintextSignature
             }

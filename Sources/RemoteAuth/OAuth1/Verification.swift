@@ -1,5 +1,4 @@
 import Crypto
-import ExtrasBase64
 public import HTTPTypes
 
 extension OAuth1 {
@@ -179,7 +178,7 @@ extension OAuth1 {
             switch signatureMethod {
             case .hmacSHA1, .hmacSHA256:
                 let key = SymmetricKey(data: Signer.signingKey(clientSecret: clientSecret, tokenSecret: tokenSecret))
-                guard let received = try? Base64.decode(string: signature) else {
+                guard let received = RemoteAuthBase64.decode(signature) else {
                     throw OAuth1Error(.invalidSignature, "oauth_signature is not Base64")
                 }
                 if signatureMethod == .hmacSHA1 {
@@ -194,7 +193,7 @@ extension OAuth1 {
                 guard let publicKey else {
                     throw OAuth1Error(.missingKey, "RSA-SHA1 is verified with the client's RSA public key")
                 }
-                guard let received = try? Base64.decode(string: signature) else {
+                guard let received = RemoteAuthBase64.decode(signature) else {
                     throw OAuth1Error(.invalidSignature, "oauth_signature is not Base64")
                 }
                 valid = publicKey.isValidSignature(received, for: baseString)

@@ -1,0 +1,165 @@
+import Foundation
+import RemoteAuth
+
+/// What a sandbox serves and to whom: its address, its identities and its policies.
+///
+/// ``demo()`` holds the fixed demo identities that documentation and scripts rely on (like
+/// httpbin's); a JSON file (``load(configFile:)``) adds consumers, RSA keys and users.
+public struct SandboxConfiguration: Sendable {
+    /// A registered client (consumer). An RSA-SHA1 client registers `rsaPublicKeyPEM` (a
+    /// public key or a certificate) and may have no secret.
+    public struct Consumer: Codable, Sendable, Hashable, CustomStringConvertible {
+        public var key: String
+        public var secret: String?
+        /// The application's name, shown on the consent page.
+        public var name: String?
+        public var rsaPublicKeyPEM: String?
+
+        public init(key: String, secret: String? = nil, name: String? = nil, rsaPublicKeyPEM: String? = nil) {
+            self.key = key
+            self.secret = secret
+            self.name = name
+            self.rsaPublicKeyPEM = rsaPublicKeyPEM
+        }
+
+        public var description: String { "Consumer(key: \(key), secret: <redacted>)" }
+    }
+
+    /// An account that can sign in on the consent page and use Basic and Digest.
+    public struct User: Codable, Sendable, Hashable, CustomStringConvertible {
+        public var name: String
+        public var password: String
+        /// A numeric id, as Twitter's `user_id`; assigned from the name when absent.
+        public var id: String?
+
+        public init(name: String, password: String, id: String? = nil) {
+            self.name = name
+            self.password = password
+            self.id = id
+        }
+
+        public var description: String { "User(name: \(name), password: <redacted>)" }
+    }
+
+    /// An access token that exists from the start (the device's token for reverse auth).
+    public struct SeededToken: Codable, Sendable, Hashable, CustomStringConvertible {
+        public var consumerKey: String
+        public var token: String
+        public var secret: String
+        public var user: String
+
+        public init(consumerKey: String, token: String, secret: String, user: String) {
+            self.consumerKey = consumerKey
+            self.token = token
+            self.secret = secret
+            self.user = user
+        }
+
+        public var description: String { "SeededToken(consumer: \(consumerKey), token: \(token), user: \(user))" }
+    }
+
+    /// TLS material in PEM: a certificate chain (leaf first) and its private key.
+    public struct TLSMaterial: Sendable {
+        public var certificateChainPEM: String
+        public var privateKeyPEM: String
+        public init(certificateChainPEM: String, privateKeyPEM: String) {
+            self.certificateChainPEM = certificateChainPEM
+            self.privateKeyPEM = privateKeyPEM
+        }
+    }
+
+    /// The address to listen on; the sandbox is meant for loopback.
+    public var host = "127.0.0.1"
+    /// The port; 0 picks a free one (read it back from ``RunningSandbox/port``).
+    public var port = 0
+    /// Sign alice in and approve every authorize request at once, for headless runs.
+    public var autoApprove = false
+    /// Accepted distance between `oauth_timestamp` and the server clock, in seconds.
+    public var timestampWindow: Int64 = 300
+    /// How long a Digest nonce stays fresh, in seconds; an older one is answered `stale=true`.
+    public var digestNonceLifetime: Int64 = 300
+    /// The realm of every challenge.
+    public var realm = "RemoteAuth Sandbox"
+    public var consumers: [Consumer] = []
+    public var users: [User] = []
+    public var seededTokens: [SeededToken] = []
+    /// Keeps tokens and statuses across restarts (JSON, written atomically, mode 0600).
+    public var statePath: String?
+    /// Serve HTTPS with this material.
+    public var tls: TLSMaterial?
+    /// The clock, in seconds since 1970; injectable so tests can move time.
+    public var now: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
+
+    public init() {}
+
+    /// The demo identities: consumer `demo-consumer` / `demo-consumer-secret`; device consumer
+    /// `demo-device` / `demo-device-secret` holding alice's access token `alice-device-token` /
+    /// `alice-device-token-secret`; user `alice` / `wonderland`.
+    public static func demo() -> SandboxConfiguration {
+        var configuration = SandboxConfiguration()
+        configuration.consumers = [
+            Consumer(key: "demo-consumer", secret: "demo-consumer-secret", name: "RemoteAuth Demo"),
+            Consumer(key: "demo-device", secret: "demo-device-secret", name: "RemoteAuth Device"),
+        ]
+        configuration.users = [User(name: "alice", password: "wonderland", id: "1001")]
+        configuration.seededTokens = [
+            SeededToken(
+                consumerKey: "demo-device", token: "alice-device-token", secret: "alice-device-token-secret", user: "alice")
+        ]
+        return configuration
+    }
+
+    /// The contents of a `--config` file.
+    public struct File: Codable, Sendable {
+        public var consumers: [Consumer]?
+        public var users: [User]?
+        public var tokens: [SeededToken]?
+    }
+
+    /// Adds the consumers, users and tokens of a JSON configuration file, e.g.
+    /// `{"consumers":[{"key":"rsa-app","name":"RSA App","rsaPublicKeyPEM":"-----BEGIN PUBLIC KEY-----\n…"}],
+    ///   "users":[{"name":"bob","password":"builder"}]}`. Entries replace same-named ones.
+    public mutating func load(configFile path: String) throws {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw SandboxError("cannot read the configuration file '\(path)'")
+        }
+        let file: File
+        do {
+            file = try JSONDecoder().decode(File.self, from: data)
+        } catch {
+            throw SandboxError("the configuration file '\(path)' is not valid: \(error)")
+        }
+        for consumer in file.consumers ?? [] {
+            if consumer.secret == nil && consumer.rsaPublicKeyPEM == nil {
+                throw SandboxError("consumer '\(consumer.key)' has neither a secret nor an rsaPublicKeyPEM")
+            }
+            if let pem = consumer.rsaPublicKeyPEM {
+                do {
+                    _ = try OAuth1.RSAPublicKey(pemRepresentation: pem)
+                } catch {
+                    throw SandboxError("consumer '\(consumer.key)': rsaPublicKeyPEM is not an RSA public key or certificate")
+                }
+            }
+            consumers.removeAll { $0.key == consumer.key }
+            consumers.append(consumer)
+        }
+        for user in file.users ?? [] {
+            users.removeAll { $0.name == user.name }
+            users.append(user)
+        }
+        for token in file.tokens ?? [] {
+            seededTokens.removeAll { $0.token == token.token }
+            seededTokens.append(token)
+        }
+    }
+}
+
+/// A sandbox that cannot start or is misconfigured.
+public struct SandboxError: Error, CustomStringConvertible {
+    public let reason: String
+    public init(_ reason: String) { self.reason = reason }
+    public var description: String { reason }
+}

@@ -1,0 +1,271 @@
+import Foundation
+import RemoteAuth
+
+/// The sandbox's mutable state, in one actor: tokens, statuses, nonces, sessions.
+///
+/// Tokens and statuses are written to the state file (when there is one) before the request
+/// that changed them is answered, atomically (a temporary file renamed over the old one), so
+/// a killed process loses nothing it has confirmed.
+actor SandboxStore {
+    /// A temporary credential (RFC 5849 §2.1) and what happened to it.
+    struct RequestToken: Codable, Sendable {
+        enum State: String, Codable, Sendable { case pending, authorized, denied, used }
+        var token: String
+        var secret: String
+        var consumerKey: String
+        var callback: String
+        var verifier: String?
+        var user: String?
+        var state: State
+        var createdAt: Int64
+    }
+
+    /// Token credentials (RFC 5849 §2.3).
+    struct AccessToken: Codable, Sendable {
+        var token: String
+        var secret: String
+        var consumerKey: String
+        var user: String
+    }
+
+    struct Status: Codable, Sendable {
+        var id: Int64
+        var text: String
+        var user: String
+        var createdAt: Int64
+    }
+
+    struct Persisted: Codable {
+        var requestTokens: [String: RequestToken]
+        var accessTokens: [String: AccessToken]
+        var statuses: [Status]
+        var nextStatusID: Int64
+    }
+
+    private var requestTokens: [String: RequestToken] = [:]
+    private var accessTokens: [String: AccessToken] = [:]
+    private var statuses: [Status] = []
+    private var nextStatusID: Int64 = 1
+    /// Per consumer: "timestamp nonce" → timestamp, pruned past the window (RFC 5849 §3.3).
+    private var nonces: [String: [String: Int64]] = [:]
+    /// Digest nonces: issue time and the highest `nc` seen.
+    private var digestNonces: [String: (issuedAt: Int64, highestCount: UInt32)] = [:]
+    /// Consent-page sessions: cookie value → user name.
+    private var sessions: [String: String] = [:]
+    private let statePath: String?
+
+    init(statePath: String?, seededTokens: [SandboxConfiguration.SeededToken]) throws {
+        self.statePath = statePath
+        if let statePath, FileManager.default.fileExists(atPath: statePath) {
+            do {
+                let data = try Data(contentsOf: URL(fileURLWithPath: statePath))
+                let persisted = try JSONDecoder().decode(Persisted.self, from: data)
+                requestTokens = persisted.requestTokens
+                accessTokens = persisted.accessTokens
+                statuses = persisted.statuses
+                nextStatusID = persisted.nextStatusID
+            } catch {
+                throw SandboxError("the state file '\(statePath)' cannot be read: \(error)")
+            }
+        }
+        for seeded in seededTokens {
+            accessTokens[seeded.token] = AccessToken(
+                token: seeded.token, secret: seeded.secret, consumerKey: seeded.consumerKey, user: seeded.user)
+        }
+    }
+
+    // MARK: Persistence
+
+    private func persist() throws {
+        guard let statePath else { return }
+        let persisted = Persisted(
+            requestTokens: requestTokens, accessTokens: accessTokens, statuses: statuses, nextStatusID: nextStatusID)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let data = try encoder.encode(persisted)
+        let url = URL(fileURLWithPath: statePath)
+        let temporary = url.deletingLastPathComponent()
+            .appendingPathComponent(".\(url.lastPathComponent).\(Random.hex(bytes: 6)).tmp")
+        // Created 0600 before any secret is written, then renamed into place (atomic on POSIX).
+        guard FileManager.default.createFile(atPath: temporary.path, contents: nil, attributes: [.posixPermissions: 0o600])
+        else {
+            throw SandboxError("cannot write the state file next to '\(statePath)'")
+        }
+        let handle = try FileHandle(forWritingTo: temporary)
+        try handle.write(contentsOf: data)
+        try handle.synchronize()
+        try handle.close()
+        if rename(temporary.path, url.path) != 0 {
+            try? FileManager.default.removeItem(at: temporary)
+            throw SandboxError("cannot replace the state file '\(statePath)'")
+        }
+    }
+
+    // MARK: Request tokens
+
+    func addRequestToken(_ token: RequestToken) throws {
+        requestTokens[token.token] = token
+        try persist()
+    }
+
+    func requestToken(_ token: String) -> RequestToken? { requestTokens[token] }
+
+    /// Marks a pending request token authorized by `user` with `verifier`.
+    func authorize(_ token: String, user: String, verifier: String) throws -> RequestToken? {
+        guard var record = requestTokens[token], record.state == .pending else { return nil }
+        record.state = .authorized
+        record.user = user
+        record.verifier = verifier
+        requestTokens[token] = record
+        try persist()
+        return record
+    }
+
+    func deny(_ token: String) throws -> RequestToken? {
+        guard var record = requestTokens[token], record.state == .pending else { return nil }
+        record.state = .denied
+        requestTokens[token] = record
+        try persist()
+        return record
+    }
+
+    enum ExchangeOutcome: Sendable {
+        case exchanged(AccessToken)
+        case unknownToken, notAuthorized, used, wrongVerifier
+    }
+
+    /// Exchanges an authorized request token and its verifier for an access token, once.
+    /// The verifier is compared in constant time; a wrong one does not use the token up.
+    func exchange(_ token: String, verifier: String, consumerKey: String) throws -> ExchangeOutcome {
+        guard var record = requestTokens[token], record.consumerKey == consumerKey else { return .unknownToken }
+        switch record.state {
+        case .used: return .used
+        case .pending, .denied: return .notAuthorized
+        case .authorized: break
+        }
+        guard let expected = record.verifier, constantTimeEquals(expected, verifier), let user = record.user else {
+            return .wrongVerifier
+        }
+        record.state = .used
+        requestTokens[token] = record
+        let access = issueAccessTokenRecord(consumerKey: consumerKey, user: user)
+        try persist()
+        return .exchanged(access)
+    }
+
+    /// A new access token for `user` and `consumerKey` (reverse auth), persisted.
+    func issueAccessToken(consumerKey: String, user: String) throws -> AccessToken {
+        let access = issueAccessTokenRecord(consumerKey: consumerKey, user: user)
+        try persist()
+        return access
+    }
+
+    /// Uses up a reverse-auth request token: `false` when unknown or already used.
+    func consumeReverseAuthToken(_ token: String, consumerKey: String) throws -> Bool {
+        guard var record = requestTokens[token], record.consumerKey == consumerKey, record.state == .authorized,
+            record.callback == "reverse_auth"
+        else { return false }
+        record.state = .used
+        requestTokens[token] = record
+        try persist()
+        return true
+    }
+
+    private func issueAccessTokenRecord(consumerKey: String, user: String) -> AccessToken {
+        let access = AccessToken(
+            token: "\(user)-" + Random.hex(bytes: 16), secret: Random.token(bytes: 24), consumerKey: consumerKey, user: user)
+        accessTokens[access.token] = access
+        return access
+    }
+
+    func accessToken(_ token: String) -> AccessToken? { accessTokens[token] }
+
+    // MARK: Nonces
+
+    /// Records `nonce` for `consumerKey` at `timestamp`; `false` when it was already used
+    /// within the window (RFC 5849 §3.3).
+    func useNonce(_ nonce: String, timestamp: String, consumerKey: String, now: Int64, window: Int64) -> Bool {
+        var seen = nonces[consumerKey, default: [:]]
+        if seen.count > 256 { seen = seen.filter { now - $0.value <= window * 2 } }
+        let key = timestamp + " " + nonce
+        guard seen[key] == nil else { return false }
+        seen[key] = Int64(timestamp) ?? now
+        nonces[consumerKey] = seen
+        return true
+    }
+
+    // MARK: Statuses
+
+    func addStatus(text: String, user: String, now: Int64) throws -> Status {
+        let status = Status(id: nextStatusID, text: text, user: user, createdAt: now)
+        nextStatusID += 1
+        statuses.append(status)
+        try persist()
+        return status
+    }
+
+    /// Newest first.
+    func timeline(limit: Int) -> [Status] { Array(statuses.reversed().prefix(limit)) }
+
+    // MARK: Digest nonces
+
+    func issueDigestNonce(now: Int64) -> String {
+        if digestNonces.count > 4096 { digestNonces = digestNonces.filter { now - $0.value.issuedAt < 3600 } }
+        let nonce = Random.token(bytes: 18)
+        digestNonces[nonce] = (now, 0)
+        return nonce
+    }
+
+    enum DigestNonceCheck: Sendable { case fresh(issuedAt: Int64), stale, unknown, replayed }
+
+    /// Checks a nonce and its count: unknown nonces and counts not above the last one are
+    /// refused (replay), expired nonces are stale (RFC 7616 §3.3 `stale`).
+    func checkDigestNonce(_ nonce: String, count: UInt32?, now: Int64, lifetime: Int64) -> DigestNonceCheck {
+        guard let entry = digestNonces[nonce] else { return .unknown }
+        if now - entry.issuedAt > lifetime { return .stale }
+        if let count {
+            guard count > entry.highestCount else { return .replayed }
+            digestNonces[nonce] = (entry.issuedAt, count)
+        }
+        return .fresh(issuedAt: entry.issuedAt)
+    }
+
+    // MARK: Sessions
+
+    func startSession(user: String) -> String {
+        let id = Random.token(bytes: 24)
+        sessions[id] = user
+        return id
+    }
+
+    func sessionUser(_ id: String) -> String? { sessions[id] }
+}
+
+/// Random identifiers from the system's cryptographic source.
+enum Random {
+    static func hex(bytes count: Int) -> String {
+        var generator = SystemRandomNumberGenerator()
+        let digits = Array("0123456789abcdef".utf8)
+        var output: [UInt8] = []
+        for _ in 0..<count {
+            let byte = UInt8.random(in: 0...255, using: &generator)
+            output.append(digits[Int(byte >> 4)])
+            output.append(digits[Int(byte & 0xF)])
+        }
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// Letters and digits only (no escaping anywhere), about 5.95 bits per character.
+    static func token(bytes count: Int) -> String {
+        var generator = SystemRandomNumberGenerator()
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789".utf8)
+        let length = (count * 8 + 5) / 6
+        return String(decoding: (0..<length).map { _ in alphabet.randomElement(using: &generator)! }, as: UTF8.self)
+    }
+
+    /// A 7-digit PIN for the `oob` flow.
+    static func pin() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return String(Int.random(in: 1_000_000...9_999_999, using: &generator))
+    }
+}

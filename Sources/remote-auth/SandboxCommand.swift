@@ -1,0 +1,101 @@
+import ArgumentParser
+import Foundation
+import RemoteAuthSandbox
+
+struct SandboxCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sandbox",
+        abstract: "Run a local service provider: OAuth 1.0a, a status API, HTTP Basic and Digest.",
+        discussion: """
+            The first line printed is 'RemoteAuth sandbox listening on URL'; the endpoints and the demo \
+            identities follow (this is a local test service: its secrets are printed). It serves on \
+            loopback only and runs until SIGINT or SIGTERM.
+            """
+    )
+
+    @Option(help: "The loopback address to listen on.")
+    var host = "127.0.0.1"
+
+    @Option(help: "The port (0 picks a free one).")
+    var port = 8080
+
+    @Flag(help: "Sign alice in and approve every authorize request at once.")
+    var autoApprove = false
+
+    @Flag(help: "Serve HTTPS with a certificate made now for 127.0.0.1, ::1 and localhost (or --cert/--key).")
+    var tls = false
+
+    @Option(help: ArgumentHelp("A PEM certificate chain for --tls.", valueName: "file"))
+    var cert: String?
+
+    @Option(help: ArgumentHelp("The PEM private key of --cert.", valueName: "file"))
+    var key: String?
+
+    @Option(help: ArgumentHelp("A JSON file adding consumers, RSA consumer keys and users.", valueName: "file"))
+    var config: String?
+
+    @Option(help: ArgumentHelp("Keep tokens and statuses in this file across restarts.", valueName: "file"))
+    var state: String?
+
+    @Option(help: "Accepted oauth_timestamp distance from the server clock, in seconds.")
+    var timestampWindow: Int64 = 300
+
+    @Option(help: "Seconds a Digest nonce stays fresh before it is answered stale=true.")
+    var digestNonceLifetime: Int64 = 300
+
+    func run() async throws {
+        guard ["127.0.0.1", "::1", "localhost"].contains(host) || host.hasPrefix("127.") else {
+            throw CLIFailure("refusing to listen on '\(host)': the sandbox serves loopback addresses only")
+        }
+        var configuration = SandboxConfiguration.demo()
+        configuration.host = host
+        configuration.port = port
+        configuration.autoApprove = autoApprove
+        configuration.timestampWindow = timestampWindow
+        configuration.digestNonceLifetime = digestNonceLifetime
+        configuration.statePath = state
+        if let config {
+            do {
+                try configuration.load(configFile: config)
+            } catch let error as SandboxError {
+                throw CLIFailure("bad configuration: \(error.reason)")
+            }
+        }
+        var pin: String? = nil
+        if tls || cert != nil || key != nil {
+            let material: SandboxConfiguration.TLSMaterial
+            if cert != nil || key != nil {
+                guard let cert, let key else { throw CLIFailure("missing option: --cert and --key go together") }
+                guard let chain = try? String(contentsOfFile: cert, encoding: .utf8) else {
+                    throw CLIFailure("unreadable certificate: cannot read '\(cert)'")
+                }
+                guard let privateKey = try? String(contentsOfFile: key, encoding: .utf8) else {
+                    throw CLIFailure("unreadable key: cannot read '\(key)'")
+                }
+                material = .init(certificateChainPEM: chain, privateKeyPEM: privateKey)
+            } else {
+                material = try SandboxTLS.selfSigned()
+            }
+            guard let spki = try? SandboxTLS.spkiSHA256(certificateChainPEM: material.certificateChainPEM) else {
+                throw CLIFailure("unreadable certificate: '\(cert ?? "")' is not a PEM certificate")
+            }
+            pin = spki
+            configuration.tls = material
+        }
+        let banner = configuration
+        let shownPin = pin
+        do {
+            try await Sandbox.run(configuration) { sandbox in
+                var text = "RemoteAuth sandbox listening on \(sandbox.baseURL)\n"
+                if let shownPin { text += "TLS SPKI pin: sha256//\(shownPin)\n" }
+                text += "\n" + SandboxBanner.endpoints(base: sandbox.baseURL) + SandboxBanner.identities(banner)
+                if banner.autoApprove { text += "Auto-approve: every authorize request is approved as \(banner.users.first?.name ?? "?").\n" }
+                FileHandle.standardOutput.write(Data(text.utf8))
+            }
+        } catch let error as SandboxError {
+            throw CLIFailure("cannot start the sandbox: \(error.reason)")
+        } catch {
+            throw CLIFailure("cannot start the sandbox: \(error)")
+        }
+    }
+}
