@@ -126,14 +126,15 @@ def form_decode(text):
     return dict(urllib.parse.parse_qsl(text, keep_blank_values=True))
 
 
-def refused(response, problem, label):
-    """401 with the sandbox's OAuth challenge naming `problem` and the same problem in the body."""
+def refused(response, problem, label, status=401):
+    """`status` (401 unless said) with the sandbox's OAuth challenge naming `problem` and the same
+    problem in the body."""
     challenge = response.headers.get("WWW-Authenticate", "")
     params = dict(re.findall(r'(\w+)="([^"]*)"', challenge))
-    ok = (response.status_code == 401 and challenge.startswith("OAuth ")
+    ok = (response.status_code == status and challenge.startswith("OAuth ")
           and params.get("realm") == REALM and params.get("oauth_problem") == problem
           and form_decode(response.text.strip()).get("oauth_problem") == problem)
-    return check(ok, f"{label}: expected 401 with oauth_problem={problem}", response)
+    return check(ok, f"{label}: expected {status} with oauth_problem={problem}", response)
 
 
 class ConsentPage(html.parser.HTMLParser):
@@ -339,9 +340,9 @@ def negatives():
     c = client(*DEVICE, resource_owner_key="no-such-token", resource_owner_secret="x")
     refused(send(c, "GET", verify), "token_rejected", "verify_credentials, unknown token")
 
-    # No oauth_callback on request_token.
+    # No oauth_callback on request_token: a well-signed but incomplete request, so 400 (RFC 5849 §3.2).
     refused(send(client(*CONSUMER), "POST", "/oauth/request_token"), "parameter_absent",
-            "request_token without oauth_callback")
+            "request_token without oauth_callback", status=400)
 
     # Unsigned API calls.
     for path in (verify, "/1.1/statuses/home_timeline.json"):
