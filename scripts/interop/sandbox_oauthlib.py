@@ -10,8 +10,10 @@ three-legged flow over HTTP with `requests`, following nothing by itself:
      Location: the callback with `oauth_token` and `oauth_verifier` (§2.2); one run uses `oob`
      and reads the PIN from the page instead;
   3. POST /oauth/access_token with the verifier (§2.3);
-  4. POST /1.1/statuses/update.json with a status holding `+`, `%`, `&`, `=`, non-ASCII text and
-     an emoji, and read it back from GET /1.1/statuses/home_timeline.json (§3).
+  4. GET /1.1/account/verify_credentials.json with a query of hard parameters (`+`, `&`, `%`,
+     empty, repeated, non-ASCII); POST /1.1/statuses/update.json with a status holding `+`, `%`,
+     `&`, `=`, non-ASCII text and an emoji (beside repeated, empty and non-ASCII form parameters),
+     and read it back from GET /1.1/statuses/home_timeline.json (§3).
 
 GET requests carry no body, so in the form-body runs they are signed with the query placement.
 RSA-SHA1 uses the consumer `rsa-consumer` (or $RSA_CONSUMER_KEY), which the sandbox must be
@@ -265,8 +267,17 @@ def api(consumer, access, method, placement, label):
     r = send(signed(), "GET", "/1.1/account/verify_credentials.json")
     check(r.status_code == 200 and json_field(r, "screen_name") == "alice",
           f"{label}: verify_credentials: expected 200 with \"screen_name\": \"alice\"", r)
+    # The base string's hard cases in the query (RFC 5849 §3.4.1.3): '+' for a space, encoded '+',
+    # '&', '=' and '%', an empty value, a repeated name out of order, non-ASCII names and values.
+    query = urllib.parse.urlencode([("q", "a+b c&d=e%f"), ("empty", ""), ("dup", "2"), ("dup", "1"),
+                                    ("ü", "漢字😀"), ("include_entities", "true")])
+    r = send(signed(), "GET", "/1.1/account/verify_credentials.json?" + query)
+    check(r.status_code == 200 and json_field(r, "screen_name") == "alice",
+          f"{label}: verify_credentials with a query of '+', '&', '%', empty, repeated and non-ASCII "
+          "parameters: expected 200", r)
     status = f"{label} {uuid.uuid4().hex[:8]}: 1+1=2 & 100% sûr, Grüße, 漢字 😀 a+b%20c"
-    r = send(signed(), "POST", "/1.1/statuses/update.json", form=[("status", status)])
+    r = send(signed(), "POST", "/1.1/statuses/update.json",
+             form=[("dup", "b"), ("status", status), ("empty", ""), ("dup", "a"), ("é", "ü+&=%")])
     check(r.status_code == 200 and json_field(r, "text") == status,
           f"{label}: statuses/update: expected 200 with \"text\" equal to {status!r}", r)
     r = send(signed(), "GET", "/1.1/statuses/home_timeline.json?count=5")
