@@ -4,6 +4,7 @@
 #
 #   oauthlib (PyPI)   verifies requests signed by `remote-auth sign oauth1`
 #   oauthlib (PyPI)   drives the sandbox's three-legged flow, every method and placement
+#                     (and against a second sandbox started with --auto-approve)
 #   curl (Debian)     Basic and Digest against the sandbox
 #   Chromium (Debian) + Selenium (PyPI) consents on the sandbox's authorize page
 #
@@ -43,12 +44,15 @@ swift build --product remote-auth
 binary="$(swift build --show-bin-path)/remote-auth"
 
 work="$(mktemp -d)"
-sandbox_pid=""
+sandbox_pids=()
 cleanup() {
-    if [ -n "$sandbox_pid" ] && kill -0 "$sandbox_pid" 2>/dev/null; then
-        kill -TERM "$sandbox_pid" 2>/dev/null || true
-        wait "$sandbox_pid" 2>/dev/null || true
-    fi
+    local pid
+    for pid in "${sandbox_pids[@]}"; do
+        if kill -0 "$pid" 2>/dev/null; then
+            kill -TERM "$pid" 2>/dev/null || true
+            wait "$pid" 2>/dev/null || true
+        fi
+    done
     rm -rf "$work"
 }
 trap cleanup EXIT
@@ -93,36 +97,52 @@ with open(sys.argv[2], "w") as f:
     json.dump({"consumers": [{"key": "rsa-consumer", "name": "RSA App",
                               "rsaPublicKeyPEM": vector["rsa_public_key_pem"]}]}, f)
 EOF
-"$binary" sandbox --port 0 --config "$work/sandbox.json" </dev/null >"$work/sandbox.out" 2>"$work/sandbox.err" &
-sandbox_pid=$!
-url=""
-for _ in $(seq 1 150); do  # 15 seconds
-    first="$(head -n 1 "$work/sandbox.out")"
-    if [[ "$first" =~ ^RemoteAuth\ sandbox\ listening\ on\ (http://127\.0\.0\.1:[0-9]+)$ ]]; then
-        url="${BASH_REMATCH[1]}"
-        break
-    fi
-    kill -0 "$sandbox_pid" 2>/dev/null || break
-    sleep 0.1
-done
-if [ -z "$url" ]; then
-    echo "interop: the sandbox did not say 'RemoteAuth sandbox listening on http://127.0.0.1:PORT' within 15 s"
-    echo "interop: its stdout:"; sed 's/^/  /' "$work/sandbox.out"
-    echo "interop: its stderr:"; sed 's/^/  /' "$work/sandbox.err"
+# start_sandbox NAME ARGS...: starts `remote-auth sandbox --port 0 ARGS...` in the background and
+# sets `url` from its first line, 'RemoteAuth sandbox listening on http://127.0.0.1:PORT'; waits
+# 15 seconds at most. On failure `url` is empty and the sandbox's output has been shown.
+start_sandbox() {
+    local name="$1" pid first
+    shift
+    "$binary" sandbox --port 0 "$@" </dev/null >"$work/$name.out" 2>"$work/$name.err" &
+    pid=$!
+    sandbox_pids+=("$pid")
+    url=""
+    for _ in $(seq 1 150); do
+        first="$(head -n 1 "$work/$name.out")"
+        if [[ "$first" =~ ^RemoteAuth\ sandbox\ listening\ on\ (http://127\.0\.0\.1:[0-9]+)$ ]]; then
+            url="${BASH_REMATCH[1]}"
+            echo "interop: sandbox ($name) at $url"
+            return
+        fi
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    echo "interop: the sandbox ($name) did not say 'RemoteAuth sandbox listening on http://127.0.0.1:PORT' within 15 s"
+    echo "interop: its stdout:"; sed 's/^/  /' "$work/$name.out"
+    echo "interop: its stderr:"; sed 's/^/  /' "$work/$name.err"
     failed=$((failed + 1))
-else
-    echo "interop: sandbox at $url"
+}
+
+start_sandbox sandbox --config "$work/sandbox.json"
+if [ -n "$url" ]; then
     echo "interop: oauthlib runs the sandbox's three-legged flow"
     step sandbox-oauthlib python3 scripts/interop/sandbox_oauthlib.py "$url" ../shared/vectors
     echo "interop: curl authenticates with Basic and Digest"
     step curl bash scripts/interop/curl_auth.sh "$url"
     echo "interop: headless Chromium consents on the authorize page"
     step browser python3 scripts/interop/consent_browser.py "$url" docs/consent-page.png
-    if ! kill -0 "$sandbox_pid" 2>/dev/null; then
-        echo "interop: the sandbox died during the run; its stderr:"; sed 's/^/  /' "$work/sandbox.err"
+fi
+start_sandbox auto-approve --auto-approve
+if [ -n "$url" ]; then
+    echo "interop: oauthlib against a sandbox started with --auto-approve"
+    step auto-approve python3 scripts/interop/sandbox_oauthlib.py "$url" ../shared/vectors --auto-approve
+fi
+for pid in "${sandbox_pids[@]}"; do
+    if ! kill -0 "$pid" 2>/dev/null; then
+        echo "interop: a sandbox (pid $pid) died during the run"
         failed=$((failed + 1))
     fi
-fi
+done
 
 echo "interop: $passed passed, $failed failed"
 [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]

@@ -29,9 +29,11 @@ Then the negatives, each of which must be refused with 401, the sandbox's
 (token_rejected), a wrong verifier (verifier_invalid), an unsigned API call; and on the consent
 page a wrong password (the page again, with an `id="error"` element) and a denial (`denied=`).
 
-Usage: sandbox_oauthlib.py SANDBOX_URL VECTORS_DIR
+Usage: sandbox_oauthlib.py SANDBOX_URL VECTORS_DIR [--auto-approve]
 Prints one line per failed check and ends with 'sandbox-oauthlib: N passed, M failed'; exits 1 on
-any failure.
+any failure. With --auto-approve (for a sandbox started with it) only two flows run, whose
+GET /oauth/authorize must redirect at once (or show the PIN page for `oob`); the closing line
+then starts with 'auto-approve:'.
 """
 import html.parser
 import json
@@ -47,8 +49,8 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa as rsa_keys
 from oauthlib import oauth1
 
-if len(sys.argv) != 3:
-    sys.exit("usage: sandbox_oauthlib.py SANDBOX_URL VECTORS_DIR")
+if len(sys.argv) not in (3, 4) or sys.argv[3:] not in ([], ["--auto-approve"]):
+    sys.exit("usage: sandbox_oauthlib.py SANDBOX_URL VECTORS_DIR [--auto-approve]")
 BASE = sys.argv[1].rstrip("/")
 VECTORS_DIR = sys.argv[2]
 TIMEOUT = 10
@@ -212,14 +214,19 @@ def consent(token, label, *, action="authorize", password=USER[1]):
     return page, r
 
 
-def three_legged(method, placement, callback):
-    """The whole flow for one method and placement; returns the access token or None."""
-    label = f"{method}/{placement}"
+def three_legged(method, placement, callback, auto_approve=False):
+    """The whole flow for one method and placement; returns the access token or None.
+    With `auto_approve` the sandbox answers GET /oauth/authorize at once, with no consent page."""
+    label = f"{method}/{placement}" + (" (auto-approve)" if auto_approve else "")
     consumer = (RSA_CONSUMER_KEY, None) if method == oauth1.SIGNATURE_RSA else CONSUMER
     rt = request_token(client(*consumer, method=method, placement=placement, callback_uri=callback), label)
     if rt is None:
         return None
-    _, r = consent(rt[0], label)
+    if auto_approve:
+        r = requests.get(BASE + "/oauth/authorize", params={"oauth_token": rt[0]}, allow_redirects=False,
+                         timeout=TIMEOUT)
+    else:
+        _, r = consent(rt[0], label)
     if r is None:
         return None
     if callback == "oob":
@@ -391,6 +398,17 @@ def negatives():
             r = send(c, "POST", "/oauth/access_token")
             check(r.status_code == 401, "access_token with a denied request token: expected 401", r)
 
+
+if "--auto-approve" in sys.argv[3:]:
+    # A sandbox started with --auto-approve: GET /oauth/authorize redirects (or shows the PIN) at once.
+    try:
+        three_legged(oauth1.SIGNATURE_HMAC_SHA1, oauth1.SIGNATURE_TYPE_AUTH_HEADER, "http://client.example/cb?app=auto",
+                     auto_approve=True)
+        three_legged(oauth1.SIGNATURE_HMAC_SHA256, oauth1.SIGNATURE_TYPE_QUERY, "oob", auto_approve=True)
+    except requests.RequestException as error:
+        check(False, f"the sandbox at {BASE} did not answer: {error}")
+    print(f"auto-approve: {passed} passed, {failed} failed")
+    sys.exit(1 if failed or passed == 0 else 0)
 
 try:
     for method in METHODS:
