@@ -87,15 +87,17 @@ step() {
 echo "interop: oauthlib verifies requests signed by remote-auth"
 step oauthlib python3 scripts/interop/oauthlib_verify.py "$binary" ../shared/vectors 300
 
-# The sandbox, with the RSA-SHA1 consumer the oauthlib flow needs (the public key of the vector
-# rfc5849_1.2_photos_rsa_sha1, whose private key oauthlib signs with).
+# The sandbox's --config: the RSA-SHA1 consumer the oauthlib flow needs (the public key of the
+# vector rfc5849_1.2_photos_rsa_sha1, whose private key oauthlib signs with), and one more
+# consumer and user, which sandbox_oauthlib.py reads from the same file.
 python3 - ../shared/vectors "$work/sandbox.json" <<'EOF'
 import json, sys
 with open(f"{sys.argv[1]}/oauth1_signing.json") as f:
     vector = next(v for v in json.load(f) if v["name"] == "rfc5849_1.2_photos_rsa_sha1")
 with open(sys.argv[2], "w") as f:
-    json.dump({"consumers": [{"key": "rsa-consumer", "name": "RSA App",
-                              "rsaPublicKeyPEM": vector["rsa_public_key_pem"]}]}, f)
+    json.dump({"consumers": [{"key": "rsa-consumer", "name": "RSA App", "rsaPublicKeyPEM": vector["rsa_public_key_pem"]},
+                             {"key": "interop-consumer", "secret": "interop secret + ü", "name": "Interop App"}],
+               "users": [{"name": "bob", "password": "builder"}]}, f)
 EOF
 # start_sandbox NAME ARGS...: starts `remote-auth sandbox --port 0 ARGS...` in the background and
 # sets `url` from its first line, 'RemoteAuth sandbox listening on http://127.0.0.1:PORT'; waits
@@ -126,7 +128,7 @@ start_sandbox() {
 start_sandbox sandbox --config "$work/sandbox.json"
 if [ -n "$url" ]; then
     echo "interop: oauthlib runs the sandbox's three-legged flow"
-    step sandbox-oauthlib python3 scripts/interop/sandbox_oauthlib.py "$url" ../shared/vectors
+    step sandbox-oauthlib python3 scripts/interop/sandbox_oauthlib.py "$url" ../shared/vectors --config "$work/sandbox.json"
     echo "interop: curl authenticates with Basic and Digest"
     step curl bash scripts/interop/curl_auth.sh "$url"
     echo "interop: headless Chromium consents on the authorize page"

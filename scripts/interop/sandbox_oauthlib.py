@@ -29,11 +29,13 @@ Then the negatives, each of which must be refused with 401, the sandbox's
 (token_rejected), a wrong verifier (verifier_invalid), an unsigned API call; and on the consent
 page a wrong password (the page again, with an `id="error"` element) and a denial (`denied=`).
 
-Usage: sandbox_oauthlib.py SANDBOX_URL VECTORS_DIR [--auto-approve]
+Usage: sandbox_oauthlib.py SANDBOX_URL VECTORS_DIR [--auto-approve] [--config FILE]
 Prints one line per failed check and ends with 'sandbox-oauthlib: N passed, M failed'; exits 1 on
 any failure. With --auto-approve (for a sandbox started with it) only two flows run, whose
 GET /oauth/authorize must redirect at once (or show the PIN page for `oob`); the closing line
-then starts with 'auto-approve:'.
+then starts with 'auto-approve:'. With --config FILE (the file the sandbox was started with), every
+consumer with a `secret` and every user it adds also runs the flow (a user consents to
+demo-consumer and must come back as its own screen_name).
 """
 import html.parser
 import json
@@ -49,10 +51,23 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa as rsa_keys
 from oauthlib import oauth1
 
-if len(sys.argv) not in (3, 4) or sys.argv[3:] not in ([], ["--auto-approve"]):
-    sys.exit("usage: sandbox_oauthlib.py SANDBOX_URL VECTORS_DIR [--auto-approve]")
+USAGE = "usage: sandbox_oauthlib.py SANDBOX_URL VECTORS_DIR [--auto-approve] [--config FILE]"
+if len(sys.argv) < 3:
+    sys.exit(USAGE)
 BASE = sys.argv[1].rstrip("/")
 VECTORS_DIR = sys.argv[2]
+AUTO_APPROVE = False
+CONFIG = {}
+options = sys.argv[3:]
+while options:
+    option = options.pop(0)
+    if option == "--auto-approve":
+        AUTO_APPROVE = True
+    elif option == "--config" and options:
+        with open(options.pop(0)) as f:
+            CONFIG = json.load(f)
+    else:
+        sys.exit(USAGE)
 TIMEOUT = 10
 
 CONSUMER = ("demo-consumer", "demo-consumer-secret")
@@ -191,7 +206,7 @@ def request_token(c, label):
     return fields["oauth_token"], fields["oauth_token_secret"]
 
 
-def consent(token, label, *, action="authorize", password=USER[1]):
+def consent(token, label, *, action="authorize", password=None, user=USER):
     """GET the consent page, POST its form back; returns (page, response of the POST)."""
     browser = requests.Session()
     r = browser.get(BASE + "/oauth/authorize", params={"oauth_token": token}, allow_redirects=False,
@@ -208,17 +223,19 @@ def consent(token, label, *, action="authorize", password=USER[1]):
                  "hidden oauth_token and authenticity_token, username, password, #allow and #deny", r):
         return page, None
     data = {"oauth_token": page.inputs["oauth_token"], "authenticity_token": page.inputs["authenticity_token"],
-            "username": USER[0], "password": password, "action": action}
+            "username": user[0], "password": user[1] if password is None else password, "action": action}
     r = browser.post(urllib.parse.urljoin(r.url, page.form["action"]), data=data, allow_redirects=False,
                      timeout=TIMEOUT)
     return page, r
 
 
-def three_legged(method, placement, callback, auto_approve=False):
+def three_legged(method, placement, callback, auto_approve=False, consumer=None, user=USER):
     """The whole flow for one method and placement; returns the access token or None.
     With `auto_approve` the sandbox answers GET /oauth/authorize at once, with no consent page."""
     label = f"{method}/{placement}" + (" (auto-approve)" if auto_approve else "")
-    consumer = (RSA_CONSUMER_KEY, None) if method == oauth1.SIGNATURE_RSA else CONSUMER
+    if consumer is not None or user != USER:
+        label += f" ({consumer[0] if consumer else CONSUMER[0]} for {user[0]})"
+    consumer = consumer or ((RSA_CONSUMER_KEY, None) if method == oauth1.SIGNATURE_RSA else CONSUMER)
     rt = request_token(client(*consumer, method=method, placement=placement, callback_uri=callback), label)
     if rt is None:
         return None
@@ -226,7 +243,7 @@ def three_legged(method, placement, callback, auto_approve=False):
         r = requests.get(BASE + "/oauth/authorize", params={"oauth_token": rt[0]}, allow_redirects=False,
                          timeout=TIMEOUT)
     else:
-        _, r = consent(rt[0], label)
+        _, r = consent(rt[0], label, user=user)
     if r is None:
         return None
     if callback == "oob":
@@ -253,33 +270,33 @@ def three_legged(method, placement, callback, auto_approve=False):
                     resource_owner_secret=rt[1], verifier=verifier), "POST", "/oauth/access_token")
     fields = form_decode(r.text)
     if not check(r.status_code == 200 and fields.get("oauth_token") and "oauth_token_secret" in fields
-                 and fields.get("user_id") and fields.get("screen_name") == "alice",
+                 and fields.get("user_id") and fields.get("screen_name") == user[0],
                  f"{label}: access_token: expected 200 with oauth_token, oauth_token_secret, user_id, "
-                 "screen_name=alice", r):
+                 f"screen_name={user[0]}", r):
         return None
     access = (fields["oauth_token"], fields["oauth_token_secret"])
     # The request token is spent: a second exchange must not work.
     r = send(client(*consumer, method=method, placement=placement, resource_owner_key=rt[0],
                     resource_owner_secret=rt[1], verifier=verifier), "POST", "/oauth/access_token")
     check(r.status_code == 401, f"{label}: access_token twice with one request token: expected 401", r)
-    api(consumer, access, method, placement, label)
+    api(consumer, access, method, placement, label, user[0])
     return access
 
 
-def api(consumer, access, method, placement, label):
+def api(consumer, access, method, placement, label, screen_name="alice"):
     def signed():
         return client(*consumer, method=method, placement=placement, resource_owner_key=access[0],
                       resource_owner_secret=access[1])
 
     r = send(signed(), "GET", "/1.1/account/verify_credentials.json")
-    check(r.status_code == 200 and json_field(r, "screen_name") == "alice",
-          f"{label}: verify_credentials: expected 200 with \"screen_name\": \"alice\"", r)
+    check(r.status_code == 200 and json_field(r, "screen_name") == screen_name,
+          f"{label}: verify_credentials: expected 200 with \"screen_name\": \"{screen_name}\"", r)
     # The base string's hard cases in the query (RFC 5849 §3.4.1.3): '+' for a space, encoded '+',
     # '&', '=' and '%', an empty value, a repeated name out of order, non-ASCII names and values.
     query = urllib.parse.urlencode([("q", "a+b c&d=e%f"), ("empty", ""), ("dup", "2"), ("dup", "1"),
                                     ("ü", "漢字😀"), ("include_entities", "true")])
     r = send(signed(), "GET", "/1.1/account/verify_credentials.json?" + query)
-    check(r.status_code == 200 and json_field(r, "screen_name") == "alice",
+    check(r.status_code == 200 and json_field(r, "screen_name") == screen_name,
           f"{label}: verify_credentials with a query of '+', '&', '%', empty, repeated and non-ASCII "
           "parameters: expected 200", r)
     status = f"{label} {uuid.uuid4().hex[:8]}: 1+1=2 & 100% sûr, Grüße, 漢字 😀 a+b%20c"
@@ -399,7 +416,7 @@ def negatives():
             check(r.status_code == 401, "access_token with a denied request token: expected 401", r)
 
 
-if "--auto-approve" in sys.argv[3:]:
+if AUTO_APPROVE:
     # A sandbox started with --auto-approve: GET /oauth/authorize redirects (or shows the PIN) at once.
     try:
         three_legged(oauth1.SIGNATURE_HMAC_SHA1, oauth1.SIGNATURE_TYPE_AUTH_HEADER, "http://client.example/cb?app=auto",
@@ -416,6 +433,14 @@ try:
             # Callbacks with a query of their own (the verifier is appended to it); one run uses oob.
             oob = method == oauth1.SIGNATURE_PLAINTEXT and placement == oauth1.SIGNATURE_TYPE_AUTH_HEADER
             three_legged(method, placement, "oob" if oob else f"http://client.example/cb?app=interop&run={method}")
+    # What --config added: each consumer with a shared secret, each user (consenting to demo-consumer).
+    for extra in CONFIG.get("consumers", []):
+        if extra.get("secret") is not None:
+            three_legged(oauth1.SIGNATURE_HMAC_SHA1, oauth1.SIGNATURE_TYPE_AUTH_HEADER, "http://client.example/cb",
+                         consumer=(extra["key"], extra["secret"]))
+    for extra in CONFIG.get("users", []):
+        three_legged(oauth1.SIGNATURE_HMAC_SHA1, oauth1.SIGNATURE_TYPE_AUTH_HEADER, "http://client.example/cb",
+                     user=(extra["name"], extra["password"]))
     negatives()
 except requests.RequestException as error:
     check(False, f"the sandbox at {BASE} did not answer: {error}")
