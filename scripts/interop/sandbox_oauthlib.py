@@ -121,7 +121,7 @@ def client(consumer_key, consumer_secret=None, *, method=oauth1.SIGNATURE_HMAC_S
                          signature_type=placement, rsa_key=rsa_key, **kwargs)
 
 
-def send(c, http_method, path, form=None, placement=None):
+def send(c, http_method, path, form=None):
     """Signs with oauthlib and sends; a POST always carries a form body (maybe empty)."""
     url = BASE + path
     headers, body = {}, None
