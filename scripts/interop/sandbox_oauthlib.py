@@ -141,6 +141,10 @@ def send(c, http_method, path, form=None):
                             allow_redirects=False, timeout=TIMEOUT)
 
 
+def is_form(response):
+    return response.headers.get("Content-Type", "").split(";")[0].strip() == FORM
+
+
 def form_decode(text):
     return dict(urllib.parse.parse_qsl(text, keep_blank_values=True))
 
@@ -198,9 +202,9 @@ class ConsentPage(html.parser.HTMLParser):
 def request_token(c, label):
     r = send(c, "POST", "/oauth/request_token")
     fields = form_decode(r.text)
-    if not check(r.status_code == 200 and fields.get("oauth_token") and "oauth_token_secret" in fields
+    if not check(r.status_code == 200 and is_form(r) and fields.get("oauth_token") and "oauth_token_secret" in fields
                  and fields.get("oauth_callback_confirmed") == "true",
-                 f"{label}: request_token: expected 200 with oauth_token, oauth_token_secret and "
+                 f"{label}: request_token: expected 200, form-encoded, with oauth_token, oauth_token_secret and "
                  "oauth_callback_confirmed=true", r):
         return None
     return fields["oauth_token"], fields["oauth_token_secret"]
@@ -269,9 +273,9 @@ def three_legged(method, placement, callback, auto_approve=False, consumer=None,
     r = send(client(*consumer, method=method, placement=placement, resource_owner_key=rt[0],
                     resource_owner_secret=rt[1], verifier=verifier), "POST", "/oauth/access_token")
     fields = form_decode(r.text)
-    if not check(r.status_code == 200 and fields.get("oauth_token") and "oauth_token_secret" in fields
+    if not check(r.status_code == 200 and is_form(r) and fields.get("oauth_token") and "oauth_token_secret" in fields
                  and fields.get("user_id") and fields.get("screen_name") == user[0],
-                 f"{label}: access_token: expected 200 with oauth_token, oauth_token_secret, user_id, "
+                 f"{label}: access_token: expected 200, form-encoded, with oauth_token, oauth_token_secret, user_id, "
                  f"screen_name={user[0]}", r):
         return None
     access = (fields["oauth_token"], fields["oauth_token_secret"])
@@ -306,7 +310,7 @@ def api(consumer, access, method, placement, label, screen_name="alice"):
           f"{label}: statuses/update: expected 200 with \"text\" equal to {status!r}", r)
     r = send(signed(), "GET", "/1.1/statuses/home_timeline.json?count=5")
     try:
-        timeline = r.json()
+        timeline = r.json() if r.headers.get("Content-Type", "").startswith("application/json") else None
     except ValueError:
         timeline = None
     check(r.status_code == 200 and isinstance(timeline, list) and timeline
@@ -315,6 +319,8 @@ def api(consumer, access, method, placement, label, screen_name="alice"):
 
 
 def json_field(response, name):
+    if response.headers.get("Content-Type", "").split(";")[0].strip() != "application/json":
+        return None
     try:
         value = response.json()
     except ValueError:
