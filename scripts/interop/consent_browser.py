@@ -8,7 +8,8 @@ password, which must show the page again with an `id="error"` element), clicks A
 waits until the browser lands on the callback. That URL (and the request the callback server
 received) must carry the request token and a non-empty `oauth_verifier`, which oauthlib then
 exchanges for alice's access token. A second run clicks Deny and must land on the callback with
-`denied=`.
+`denied=`. Between the two, an `oob` run in the same (now signed-in) browser must show the
+consent page without a login form and, after Authorize, a 7-digit PIN that oauthlib exchanges.
 
 Usage: consent_browser.py SANDBOX_URL [SCREENSHOT]   (default: docs/consent-page.png)
 Chromium and chromedriver come from Debian's packages (`chromium`, `chromium-driver`); set
@@ -81,6 +82,27 @@ def request_token(callback):
                  f"request_token: expected 200 with a token, got {r.status_code}: {r.text[:200]!r}"):
         return None
     return fields["oauth_token"], fields["oauth_token_secret"]
+
+
+def pin_flow(driver):
+    """`oob`: the browser is signed in by now, so one click on Authorize shows the PIN page."""
+    rt = request_token("oob")
+    if rt is None:
+        return
+    driver.get(BASE + "/oauth/authorize?" + urllib.parse.urlencode({"oauth_token": rt[0]}))
+    check(not driver.find_elements(By.ID, "username") and bool(driver.find_elements(By.ID, "allow")),
+          f"oob: a signed-in browser must get the page without username and password "
+          f"({driver.current_url}: {driver.page_source[:300]!r})")
+    driver.find_element(By.ID, "allow").click()
+    try:
+        pin = WebDriverWait(driver, WAIT).until(
+            expected_conditions.presence_of_element_located((By.ID, "pin"))).text.strip()
+    except TimeoutException:
+        pin = ""
+    if check(len(pin) == 7 and pin.isdigit(),
+             f"oob: expected the PIN page with <code id=\"pin\"> of 7 digits ({driver.current_url}: "
+             f"{driver.page_source[:300]!r})"):
+        access_token(*rt, pin)
 
 
 def access_token(token, secret, verifier):
@@ -182,6 +204,7 @@ driver = None
 try:
     driver = browser()
     consent(driver, callback_base, deny=False, screenshot=SCREENSHOT)
+    pin_flow(driver)
     consent(driver, callback_base, deny=True)
 except (WebDriverException, requests.RequestException) as error:
     check(False, f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else error!r}")
