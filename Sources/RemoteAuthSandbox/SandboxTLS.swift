@@ -42,7 +42,10 @@ public enum SandboxTLS {
     /// curl's `--pinnedpubkey sha256//…` use.
     public static func spkiSHA256(certificateChainPEM: String) throws -> String {
         let leaf = try Certificate(pemEncoded: certificateChainPEM)
-        return Data(SHA256.hash(data: Array(leaf.publicKey.subjectPublicKeyInfoBytes))).base64EncodedString()
+        // The whole SubjectPublicKeyInfo DER (algorithm and key), as RFC 7469 §2.4 hashes it.
+        var serializer = DER.Serializer()
+        try serializer.serialize(leaf.publicKey)
+        return Data(SHA256.hash(data: serializer.serializedBytes)).base64EncodedString()
     }
 
     static func serverConfiguration(_ material: SandboxConfiguration.TLSMaterial) throws -> TLSConfiguration {

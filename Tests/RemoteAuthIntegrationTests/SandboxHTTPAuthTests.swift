@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import HTTPTypes
 import NIOSSL
@@ -121,7 +122,9 @@ import Testing
         let material = try SandboxTLS.selfSigned()
         configuration.tls = material
         let pin = try SandboxTLS.spkiSHA256(certificateChainPEM: material.certificateChainPEM)
-        #expect(pin.utf8.count == 44 && pin.hasSuffix("="))
+        // Independently: swift-crypto's SubjectPublicKeyInfo DER of the same key, hashed.
+        let spki = try P256.Signing.PrivateKey(pemRepresentation: material.privateKeyPEM).publicKey.derRepresentation
+        #expect(pin == Data(SHA256.hash(data: spki)).base64EncodedString())
         try await Sandbox.withSandbox(configuration) { sandbox in
             #expect(sandbox.baseURL.hasPrefix("https://127.0.0.1:"))
             var trusting = TLSConfiguration.makeClientConfiguration()

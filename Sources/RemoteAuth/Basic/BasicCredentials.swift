@@ -159,16 +159,7 @@ public struct BasicCredentials: Sendable, Hashable, CustomStringConvertible, Cus
     }
 
     private static func strictUTF8(_ bytes: ArraySlice<UInt8>) -> String? {
-        var scalars = String.UnicodeScalarView()
-        var decoder = UTF8()
-        var iterator = bytes.makeIterator()
-        while true {
-            switch decoder.decode(&iterator) {
-            case .scalarValue(let scalar): scalars.append(scalar)
-            case .emptyInput: return String(scalars)
-            case .error: return nil
-            }
-        }
+        String(validating: bytes, as: UTF8.self)
     }
 
     private static func latin1String(_ bytes: ArraySlice<UInt8>) -> String {

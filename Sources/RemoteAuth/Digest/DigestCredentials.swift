@@ -196,16 +196,7 @@ package enum DigestComputation {
                 index += 1
             }
         }
-        var scalars = String.UnicodeScalarView()
-        var decoder = UTF8()
-        var iterator = bytes.makeIterator()
-        while true {
-            switch decoder.decode(&iterator) {
-            case .scalarValue(let scalar): scalars.append(scalar)
-            case .emptyInput: return String(scalars)
-            case .error: return nil
-            }
-        }
+        return String(validating: bytes, as: UTF8.self)
     }
 
     /// `attr-char`. [RFC 8187 §3.2.1](https://www.rfc-editor.org/rfc/rfc8187#section-3.2.1)
