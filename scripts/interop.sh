@@ -5,7 +5,8 @@
 #   oauthlib (PyPI)   verifies requests signed by `remote-auth sign oauth1`
 #   oauthlib (PyPI)   drives the sandbox's three-legged flow, every method and placement
 #                     (and against a second sandbox started with --auto-approve)
-#   curl (Debian)     Basic and Digest against the sandbox
+#   curl (Debian)     Basic and Digest against the sandbox, on http and (with openssl) on https
+#                     with the certificate and SPKI pin a sandbox started with --tls serves
 #   Chromium (Debian) + Selenium (PyPI) consents on the sandbox's authorize page
 #
 # The last line is the total: 'interop: N passed, M failed'.
@@ -14,18 +15,18 @@ cd "$(dirname "$0")/.."
 
 export PIP_ROOT_USER_ACTION=ignore PIP_DISABLE_PIP_VERSION_CHECK=1 DEBIAN_FRONTEND=noninteractive
 
-echo "interop: installing peers (curl, chromium, chromium-driver from Debian)"
+echo "interop: installing peers (curl, openssl, chromium, chromium-driver from Debian)"
 sudo=""
 if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
 if ! $sudo apt-get update -qq; then
     echo "interop: FAILED: apt-get update" >&2
     exit 1
 fi
-if ! $sudo apt-get install -y -qq curl chromium chromium-driver >/dev/null; then
-    echo "interop: FAILED to install curl, chromium, chromium-driver from Debian" >&2
+if ! $sudo apt-get install -y -qq curl openssl chromium chromium-driver >/dev/null; then
+    echo "interop: FAILED to install curl, openssl, chromium, chromium-driver from Debian" >&2
     exit 1
 fi
-for tool in curl chromium chromedriver; do
+for tool in curl openssl chromium chromedriver; do
     command -v "$tool" >/dev/null || { echo "interop: $tool is not on PATH after installing it" >&2; exit 1; }
 done
 
@@ -36,7 +37,8 @@ if ! python3 -m pip install --quiet oauthlib pyjwt cryptography requests seleniu
 fi
 python3 -c "import oauthlib, jwt, cryptography, requests, selenium" ||
     { echo "interop: a Python peer is not importable" >&2; exit 1; }
-echo "interop: $(curl --version | head -n 1 | cut -d' ' -f1-2), $(chromium --version 2>/dev/null)," \
+echo "interop: $(curl --version | head -n 1 | cut -d' ' -f1-2), $(openssl version | cut -d' ' -f1-2)," \
+    "$(chromium --version 2>/dev/null)," \
     "$(chromedriver --version | cut -d' ' -f1-2), selenium $(python3 -c 'import selenium; print(selenium.__version__)')," \
     "oauthlib $(python3 -c 'import oauthlib; print(oauthlib.__version__)')"
 
@@ -100,7 +102,7 @@ with open(sys.argv[2], "w") as f:
                "users": [{"name": "bob", "password": "builder"}]}, f)
 EOF
 # start_sandbox NAME ARGS...: starts `remote-auth sandbox --port 0 ARGS...` in the background and
-# sets `url` from its first line, 'RemoteAuth sandbox listening on http://127.0.0.1:PORT'; waits
+# sets `url` from its first line, 'RemoteAuth sandbox listening on http(s)://127.0.0.1:PORT'; waits
 # 15 seconds at most. On failure `url` is empty and the sandbox's output has been shown.
 start_sandbox() {
     local name="$1" pid first
@@ -111,7 +113,7 @@ start_sandbox() {
     url=""
     for _ in $(seq 1 150); do
         first="$(head -n 1 "$work/$name.out")"
-        if [[ "$first" =~ ^RemoteAuth\ sandbox\ listening\ on\ (http://127\.0\.0\.1:[0-9]+)$ ]]; then
+        if [[ "$first" =~ ^RemoteAuth\ sandbox\ listening\ on\ (https?://127\.0\.0\.1:[0-9]+)$ ]]; then
             url="${BASH_REMATCH[1]}"
             echo "interop: sandbox ($name) at $url"
             return
@@ -138,6 +140,23 @@ start_sandbox auto-approve --auto-approve
 if [ -n "$url" ]; then
     echo "interop: oauthlib against a sandbox started with --auto-approve"
     step auto-approve python3 scripts/interop/sandbox_oauthlib.py "$url" ../shared/vectors --auto-approve
+fi
+start_sandbox tls --tls
+if [ -n "$url" ]; then
+    # The SPKI pin it prints after the URL: 'sha256//' and the base64 of 32 bytes.
+    pin=""
+    for _ in $(seq 1 50); do
+        pin="$(grep -o -m 1 'sha256//[A-Za-z0-9+/]\{43\}=' "$work/tls.out" || true)"
+        [ -n "$pin" ] && break
+        sleep 0.1
+    done
+    if [ -z "$pin" ]; then
+        echo "interop: the sandbox (tls) printed no 'sha256//…' SPKI pin; its stdout:"; sed 's/^/  /' "$work/tls.out"
+        failed=$((failed + 1))
+    else
+        echo "interop: curl authenticates over https, trusting the served certificate and its pin"
+        step curl-tls bash scripts/interop/curl_auth.sh "$url" "$pin"
+    fi
 fi
 for pid in "${sandbox_pids[@]}"; do
     if ! kill -0 "$pid" 2>/dev/null; then
