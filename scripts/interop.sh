@@ -107,12 +107,15 @@ EOF
 start_sandbox() {
     local name="$1" pid first
     shift
+    # The files exist before the sandbox starts: the loop below may read before its redirections run.
+    : >"$work/$name.out"
+    : >"$work/$name.err"
     "$binary" sandbox --port 0 "$@" </dev/null >"$work/$name.out" 2>"$work/$name.err" &
     pid=$!
     sandbox_pids+=("$pid")
     url=""
     for _ in $(seq 1 150); do
-        first="$(head -n 1 "$work/$name.out")"
+        first="$(head -n 1 "$work/$name.out" || true)"
         if [[ "$first" =~ ^RemoteAuth\ sandbox\ listening\ on\ (https?://127\.0\.0\.1:[0-9]+)$ ]]; then
             url="${BASH_REMATCH[1]}"
             echo "interop: sandbox ($name) at $url"
