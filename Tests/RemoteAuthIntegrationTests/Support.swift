@@ -34,6 +34,8 @@ enum Wire {
     ) async throws -> Exchange {
         var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
         configuration.tlsConfiguration = tls
+        // AsyncHTTPClient retries a failed TLS handshake until the connect timeout: keep it short.
+        configuration.timeout.connect = .seconds(3)
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         do {
             var outgoing = HTTPClientRequest(url: request.absoluteURL)
