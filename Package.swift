@@ -15,6 +15,7 @@ let package = Package(
     products: [
         .library(name: "RemoteAuth", targets: ["RemoteAuth"]),
         .library(name: "RemoteAuthSandbox", targets: ["RemoteAuthSandbox"]),
+        .library(name: "RemoteAuthAsyncHTTPClient", targets: ["RemoteAuthAsyncHTTPClient"]),
         .executable(name: "remote-auth", targets: ["remote-auth"]),
     ],
     dependencies: [
@@ -41,6 +42,19 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "ExtrasBase64", package: "swift-extras-base64"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "RemoteAuthAsyncHTTPClient",
+            dependencies: [
+                "RemoteAuth",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -67,6 +81,7 @@ let package = Package(
             dependencies: [
                 "RemoteAuth",
                 "RemoteAuthSandbox",
+                "RemoteAuthAsyncHTTPClient",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -99,7 +114,9 @@ let package = Package(
             dependencies: [
                 "RemoteAuth",
                 "RemoteAuthSandbox",
+                "RemoteAuthAsyncHTTPClient",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),

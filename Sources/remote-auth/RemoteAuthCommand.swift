@@ -7,7 +7,7 @@ struct RemoteAuthCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "remote-auth",
         abstract: "Authenticate to remote HTTP services: OAuth 1.0a, HTTP Basic and Digest.",
-        subcommands: [Sign.self, SandboxCommand.self]
+        subcommands: [Sign.self, SandboxCommand.self, RequestCommand.self]
     )
 
     /// Every failure, whether a usage error found by the parser or bad input found by a command,

@@ -1,0 +1,126 @@
+/// A user and password for HTTP authentication, and the schemes it may answer.
+///
+/// Limiting a credential to Digest keeps a server (or a man in the middle) from downgrading it
+/// to Basic, which would reveal the password. `description` and `debugDescription` show the user
+/// and hide the password.
+public struct Credential: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible {
+    /// The authentication schemes a credential may answer.
+    public struct Schemes: OptionSet, Sendable, Hashable {
+        public let rawValue: UInt8
+        public init(rawValue: UInt8) { self.rawValue = rawValue }
+        /// `Basic`: [RFC 7617](https://www.rfc-editor.org/rfc/rfc7617).
+        public static let basic = Schemes(rawValue: 1)
+        /// `Digest`: [RFC 7616](https://www.rfc-editor.org/rfc/rfc7616).
+        public static let digest = Schemes(rawValue: 2)
+        public static let all: Schemes = [.basic, .digest]
+    }
+
+    public let user: String
+    let password: String
+    public let schemes: Schemes
+
+    /// - Warning: with ``Schemes/basic`` allowed, the password crosses the wire in the clear
+    ///   whenever a server asks for Basic; use it only over `https` (or loopback).
+    public init(user: String, password: String, schemes: Schemes = .all) {
+        self.user = user
+        self.password = password
+        self.schemes = schemes
+    }
+
+    /// A credential for `Basic` only.
+    public static func basic(user: String, password: String) -> Credential {
+        Credential(user: user, password: password, schemes: .basic)
+    }
+
+    /// A credential for `Digest` only.
+    public static func digest(user: String, password: String) -> Credential {
+        Credential(user: user, password: password, schemes: .digest)
+    }
+
+    /// Whether the credential may answer a challenge of `scheme` (case-insensitive).
+    public func allows(scheme: String) -> Bool {
+        if asciiCaseInsensitiveEquals(scheme, "Basic") { return schemes.contains(.basic) }
+        if asciiCaseInsensitiveEquals(scheme, "Digest") { return schemes.contains(.digest) }
+        return false
+    }
+
+    var basicCredentials: BasicCredentials {
+        get throws { try BasicCredentials(user: user, password: password) }
+    }
+
+    var digestCredentials: DigestCredentials { DigestCredentials(username: user, password: password) }
+
+    /// Compares the passwords in constant time.
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.user == rhs.user && lhs.schemes == rhs.schemes && constantTimeEquals(lhs.password, rhs.password)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(user)
+        hasher.combine(schemes.rawValue)
+    }
+
+    public var description: String {
+        var names: [String] = []
+        if schemes.contains(.basic) { names.append("Basic") }
+        if schemes.contains(.digest) { names.append("Digest") }
+        return "Credential(user: \(user), password: <redacted>, schemes: \(names.joined(separator: "|")))"
+    }
+
+    public var debugDescription: String { description }
+}
+
+/// A credential with the scope it is valid for, and whether it may cross plain `http`.
+public struct ScopedCredential: Sendable, Hashable, CustomStringConvertible {
+    public let scope: AuthScope
+    public let credential: Credential
+    /// The caller's opt-in to send this credential over plain `http` to a host that is not
+    /// loopback. Off by default.
+    public let allowsPlainHTTP: Bool
+
+    public init(scope: AuthScope, credential: Credential, allowsPlainHTTP: Bool = false) {
+        self.scope = scope
+        self.credential = credential
+        self.allowsPlainHTTP = allowsPlainHTTP
+    }
+
+    public var description: String {
+        "\(credential) for \(scope)" + (allowsPlainHTTP ? " (plain http allowed)" : "")
+    }
+}
+
+/// Where ``AuthenticatingClient`` finds credentials. Lookups must never return a credential
+/// whose scope has another scheme, host or port than asked for.
+public protocol CredentialStore: Sendable {
+    /// The credential for `realm` at `origin` (a scope without realm). `realm` is `nil` when
+    /// no challenge has named one (preemptive mode): then only scopes without a realm match.
+    func credential(for origin: AuthScope, realm: String?) async -> ScopedCredential?
+}
+
+/// An in-memory ``CredentialStore``. Among matching entries, one limited to the realm asked
+/// for wins over one for every realm; among equals the one added last wins.
+public actor InMemoryCredentialStore: CredentialStore {
+    private var entries: [ScopedCredential] = []
+
+    public init(_ entries: [ScopedCredential] = []) {
+        self.entries = entries
+    }
+
+    /// Adds `credential` for `scope`, replacing any credential for exactly that scope.
+    public func add(_ credential: Credential, for scope: AuthScope, allowingPlainHTTP: Bool = false) {
+        entries.removeAll { $0.scope == scope }
+        entries.append(ScopedCredential(scope: scope, credential: credential, allowsPlainHTTP: allowingPlainHTTP))
+    }
+
+    /// Removes the credential for exactly `scope`.
+    public func remove(_ scope: AuthScope) {
+        entries.removeAll { $0.scope == scope }
+    }
+
+    public func credential(for origin: AuthScope, realm: String?) -> ScopedCredential? {
+        let matching = entries.filter { entry in
+            entry.scope.matches(origin, realm: realm) && (realm != nil || entry.scope.realm == nil)
+        }
+        return matching.last { $0.scope.realm != nil } ?? matching.last
+    }
+}
