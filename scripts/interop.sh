@@ -2,20 +2,171 @@
 # The interop suite: RemoteAuth against peers nobody here wrote.
 # Installs its peers itself and fails (never skips) when one cannot be had.
 #
-#   oauthlib (PyPI)  verifies requests signed by `remote-auth sign oauth1`
+#   oauthlib (PyPI)   verifies requests signed by `remote-auth sign oauth1`
+#   oauthlib (PyPI)   drives the sandbox's three-legged flow, every method and placement
+#                     (and against a second sandbox started with --auto-approve)
+#   curl (Debian)     Basic and Digest against the sandbox, on http and (with openssl) on https
+#                     with the certificate and SPKI pin a sandbox started with --tls serves
+#   Chromium (Debian) + Selenium (PyPI) consents on the sandbox's authorize page
+#
+# The last line is the total: 'interop: N passed, M failed'.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-export PIP_ROOT_USER_ACTION=ignore PIP_DISABLE_PIP_VERSION_CHECK=1
-echo "interop: installing peers (oauthlib, pyjwt, cryptography from PyPI)"
-if ! python3 -m pip install --quiet oauthlib pyjwt cryptography; then
-    echo "interop: FAILED to install oauthlib from PyPI" >&2
+export PIP_ROOT_USER_ACTION=ignore PIP_DISABLE_PIP_VERSION_CHECK=1 DEBIAN_FRONTEND=noninteractive
+
+echo "interop: installing peers (curl, openssl, chromium, chromium-driver from Debian)"
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+if ! $sudo apt-get update -qq; then
+    echo "interop: FAILED: apt-get update" >&2
     exit 1
 fi
-python3 -c "import oauthlib, jwt, cryptography" || { echo "interop: oauthlib is not importable" >&2; exit 1; }
+if ! $sudo apt-get install -y -qq curl openssl chromium chromium-driver >/dev/null; then
+    echo "interop: FAILED to install curl, openssl, chromium, chromium-driver from Debian" >&2
+    exit 1
+fi
+for tool in curl openssl chromium chromedriver; do
+    command -v "$tool" >/dev/null || { echo "interop: $tool is not on PATH after installing it" >&2; exit 1; }
+done
+
+echo "interop: installing peers (oauthlib, pyjwt, cryptography, requests, selenium from PyPI)"
+if ! python3 -m pip install --quiet oauthlib pyjwt cryptography requests selenium; then
+    echo "interop: FAILED to install oauthlib, pyjwt, cryptography, requests, selenium from PyPI" >&2
+    exit 1
+fi
+python3 -c "import oauthlib, jwt, cryptography, requests, selenium" ||
+    { echo "interop: a Python peer is not importable" >&2; exit 1; }
+echo "interop: $(curl --version | head -n 1 | cut -d' ' -f1-2), $(openssl version | cut -d' ' -f1-2)," \
+    "$(chromium --version 2>/dev/null)," \
+    "$(chromedriver --version | cut -d' ' -f1-2), selenium $(python3 -c 'import selenium; print(selenium.__version__)')," \
+    "oauthlib $(python3 -c 'import oauthlib; print(oauthlib.__version__)')"
 
 swift build --product remote-auth
 binary="$(swift build --show-bin-path)/remote-auth"
 
+work="$(mktemp -d)"
+sandbox_pids=()
+cleanup() {
+    local pid
+    for pid in "${sandbox_pids[@]}"; do
+        if kill -0 "$pid" 2>/dev/null; then
+            kill -TERM "$pid" 2>/dev/null || true
+            wait "$pid" 2>/dev/null || true
+        fi
+    done
+    rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+passed=0
+failed=0
+# step NAME COMMAND...: runs one peer's script, shows its output and adds its closing
+# 'NAME: N passed, M failed' line to the total; a script that ends without one counts as a failure.
+step() {
+    local name="$1" status=0
+    shift
+    "$@" 2>&1 | tee "$work/$name.log" || status=$?
+    local line
+    line="$(grep -E "^$name: [0-9]+ passed, [0-9]+ failed\$" "$work/$name.log" | tail -n 1 || true)"
+    if [ -z "$line" ]; then
+        echo "interop: $name ended (status $status) without its 'passed, failed' line"
+        failed=$((failed + 1))
+        return
+    fi
+    local p f
+    p="$(echo "$line" | sed -E 's/.*: ([0-9]+) passed, ([0-9]+) failed/\1/')"
+    f="$(echo "$line" | sed -E 's/.*: ([0-9]+) passed, ([0-9]+) failed/\2/')"
+    passed=$((passed + p))
+    failed=$((failed + f))
+    if [ "$status" -ne 0 ] && [ "$f" -eq 0 ]; then
+        echo "interop: $name exited $status"
+        failed=$((failed + 1))
+    fi
+}
+
 echo "interop: oauthlib verifies requests signed by remote-auth"
-python3 scripts/interop/oauthlib_verify.py "$binary" ../shared/vectors 300
+step oauthlib python3 scripts/interop/oauthlib_verify.py "$binary" ../shared/vectors 300
+
+# The sandbox's --config: the RSA-SHA1 consumer the oauthlib flow needs (the public key of the
+# vector rfc5849_1.2_photos_rsa_sha1, whose private key oauthlib signs with), and one more
+# consumer and user, which sandbox_oauthlib.py reads from the same file.
+python3 - ../shared/vectors "$work/sandbox.json" <<'EOF'
+import json, sys
+with open(f"{sys.argv[1]}/oauth1_signing.json") as f:
+    vector = next(v for v in json.load(f) if v["name"] == "rfc5849_1.2_photos_rsa_sha1")
+with open(sys.argv[2], "w") as f:
+    json.dump({"consumers": [{"key": "rsa-consumer", "name": "RSA App", "rsaPublicKeyPEM": vector["rsa_public_key_pem"]},
+                             {"key": "interop-consumer", "secret": "interop secret + ü", "name": "Interop App"}],
+               "users": [{"name": "bob", "password": "builder"}]}, f)
+EOF
+# start_sandbox NAME ARGS...: starts `remote-auth sandbox --port 0 ARGS...` in the background and
+# sets `url` from its first line, 'RemoteAuth sandbox listening on http(s)://127.0.0.1:PORT'; waits
+# 15 seconds at most. On failure `url` is empty and the sandbox's output has been shown.
+start_sandbox() {
+    local name="$1" pid first
+    shift
+    # The files exist before the sandbox starts: the loop below may read before its redirections run.
+    : >"$work/$name.out"
+    : >"$work/$name.err"
+    "$binary" sandbox --port 0 "$@" </dev/null >"$work/$name.out" 2>"$work/$name.err" &
+    pid=$!
+    sandbox_pids+=("$pid")
+    url=""
+    for _ in $(seq 1 150); do
+        first="$(head -n 1 "$work/$name.out" || true)"
+        if [[ "$first" =~ ^RemoteAuth\ sandbox\ listening\ on\ (https?://127\.0\.0\.1:[0-9]+)$ ]]; then
+            url="${BASH_REMATCH[1]}"
+            echo "interop: sandbox ($name) at $url"
+            return
+        fi
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    echo "interop: the sandbox ($name) did not say 'RemoteAuth sandbox listening on http://127.0.0.1:PORT' within 15 s"
+    echo "interop: its stdout:"; sed 's/^/  /' "$work/$name.out"
+    echo "interop: its stderr:"; sed 's/^/  /' "$work/$name.err"
+    failed=$((failed + 1))
+}
+
+start_sandbox sandbox --config "$work/sandbox.json"
+if [ -n "$url" ]; then
+    echo "interop: oauthlib runs the sandbox's three-legged flow"
+    step sandbox-oauthlib python3 scripts/interop/sandbox_oauthlib.py "$url" ../shared/vectors --config "$work/sandbox.json"
+    echo "interop: curl authenticates with Basic and Digest"
+    step curl bash scripts/interop/curl_auth.sh "$url"
+    echo "interop: headless Chromium consents on the authorize page"
+    step browser python3 scripts/interop/consent_browser.py "$url" docs/consent-page.png
+fi
+start_sandbox auto-approve --auto-approve
+if [ -n "$url" ]; then
+    echo "interop: oauthlib against a sandbox started with --auto-approve"
+    step auto-approve python3 scripts/interop/sandbox_oauthlib.py "$url" ../shared/vectors --auto-approve
+fi
+start_sandbox tls --tls
+if [ -n "$url" ]; then
+    # The SPKI pin it prints after the URL: 'sha256//' and the base64 of 32 bytes.
+    pin=""
+    for _ in $(seq 1 50); do
+        pin="$(grep -o -m 1 'sha256//[A-Za-z0-9+/]\{43\}=' "$work/tls.out" || true)"
+        [ -n "$pin" ] && break
+        sleep 0.1
+    done
+    if [ -z "$pin" ]; then
+        echo "interop: the sandbox (tls) printed no 'sha256//…' SPKI pin; its stdout:"; sed 's/^/  /' "$work/tls.out"
+        failed=$((failed + 1))
+    else
+        echo "interop: curl authenticates over https, trusting the served certificate and its pin"
+        step curl-tls bash scripts/interop/curl_auth.sh "$url" "$pin"
+    fi
+fi
+for pid in "${sandbox_pids[@]}"; do
+    if ! kill -0 "$pid" 2>/dev/null; then
+        echo "interop: a sandbox (pid $pid) died during the run"
+        failed=$((failed + 1))
+    fi
+done
+
+echo "interop: $passed passed, $failed failed"
+[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
