@@ -15,6 +15,7 @@ let package = Package(
     products: [
         .library(name: "RemoteAuth", targets: ["RemoteAuth"]),
         .library(name: "RemoteAuthSandbox", targets: ["RemoteAuthSandbox"]),
+        .library(name: "RemoteAuthURLSession", targets: ["RemoteAuthURLSession"]),
         .library(name: "RemoteAuthAsyncHTTPClient", targets: ["RemoteAuthAsyncHTTPClient"]),
         .executable(name: "remote-auth", targets: ["remote-auth"]),
     ],
@@ -55,6 +56,14 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "RemoteAuthURLSession",
+            dependencies: [
+                "RemoteAuth",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -113,6 +122,7 @@ let package = Package(
             name: "RemoteAuthIntegrationTests",
             dependencies: [
                 "RemoteAuth",
+                "RemoteAuthURLSession",
                 "RemoteAuthSandbox",
                 "RemoteAuthAsyncHTTPClient",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

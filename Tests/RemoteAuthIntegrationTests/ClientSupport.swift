@@ -4,7 +4,14 @@ import NIOSSL
 import RemoteAuth
 import RemoteAuthAsyncHTTPClient
 import RemoteAuthSandbox
+import RemoteAuthURLSession
 import Synchronization
+
+/// The two transports the client runs on.
+enum TransportKind: String, Sendable, CaseIterable, CustomStringConvertible {
+    case asyncHTTPClient, urlSession
+    var description: String { rawValue }
+}
 
 /// Wraps a transport and records every request put on the wire, with the status it got.
 final class RecordingTransport: HTTPTransport {
@@ -39,11 +46,10 @@ func withClient(
     credentialFor origins: [String], credential: Credential = alice, preemptive: Bool = false,
     maximumRedirects: Int = 10,
     tls: TLSConfiguration? = nil,
+    over kind: TransportKind = .asyncHTTPClient,
     _ body: (AuthenticatingClient, RecordingTransport) async throws -> Void
 ) async throws {
-    var configuration = HTTPClient.Configuration()
-    configuration.tlsConfiguration = tls
-    try await AsyncHTTPClientTransport.withTransport(configuration: configuration) { transport in
+    func run(_ transport: any HTTPTransport) async throws {
         let store = InMemoryCredentialStore()
         for origin in origins { await store.add(credential, for: try AuthScope(url: origin)) }
         let recording = RecordingTransport(transport)
@@ -52,6 +58,14 @@ func withClient(
         clientConfiguration.maximumRedirects = maximumRedirects
         let client = AuthenticatingClient(transport: recording, credentials: store, configuration: clientConfiguration)
         try await body(client, recording)
+    }
+    switch kind {
+    case .asyncHTTPClient:
+        var configuration = HTTPClient.Configuration()
+        configuration.tlsConfiguration = tls
+        try await AsyncHTTPClientTransport.withTransport(configuration: configuration) { try await run($0) }
+    case .urlSession:
+        try await URLSessionTransport.withTransport { try await run($0) }
     }
 }
 
