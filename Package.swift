@@ -100,6 +100,8 @@ let package = Package(
             name: "remote-auth-bench",
             dependencies: [
                 "RemoteAuth",
+                "RemoteAuthSandbox",
+                "RemoteAuthAsyncHTTPClient",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),

@@ -63,7 +63,9 @@ public enum Sandbox {
         let provider = SandboxProvider(configuration: configuration, store: store, scheme: scheme)
         let router = makeRouter(provider)
         var logger = Logger(label: "RemoteAuthSandbox")
-        logger.logLevel = .warning
+        // In-process (tests, benchmarks) the server is stopped by cancellation, which
+        // HummingbirdCore reports as an error; only the command line's own run logs warnings.
+        logger.logLevel = handlingSignals ? .warning : .critical
         let server: HTTPServerBuilder
         if let tls = configuration.tls {
             server = try .tls(.http1(), tlsConfiguration: SandboxTLS.serverConfiguration(tls))

@@ -15,61 +15,6 @@ import Glibc
 import Darwin
 #endif
 
-/// Keeps results alive so the optimizer cannot drop the work.
-@inline(never)
-func consume(_ value: Int) {
-    if value == Int.min { print("unreachable") }
-}
-
-/// Runs `body` `iterations` times per run, `runs` times, and returns the median ns per call.
-func measure(iterations: Int, runs: Int = 9, _ body: () throws -> Int) rethrows -> Double {
-    let clock = ContinuousClock()
-    for _ in 0..<(iterations / 10) { consume(try body()) }  // warm up
-    var samples: [Double] = []
-    for _ in 0..<runs {
-        let start = clock.now
-        for _ in 0..<iterations { consume(try body()) }
-        let elapsed = clock.now - start
-        let ns = Double(elapsed.components.seconds) * 1e9 + Double(elapsed.components.attoseconds) / 1e9
-        samples.append(ns / Double(iterations))
-    }
-    samples.sort()
-    return samples[samples.count / 2]
-}
-
-/// `remote-auth-bench [ITERATIONS] [NAME-PREFIX]`: the prefix runs only matching operations
-/// (handy under a profiler).
-let only = CommandLine.arguments.dropFirst(2).first
-
-func wanted(_ name: String) -> Bool { only.map { name.hasPrefix($0) } ?? true }
-
-/// Times `a` and `b` in alternating runs, so load from elsewhere on the machine falls on both
-/// alike; returns each one's median ns per call.
-func measurePair(iterations: Int, runs: Int = 15, _ a: () throws -> Int, _ b: () throws -> Int) rethrows -> (Double, Double) {
-    let clock = ContinuousClock()
-    func time(_ body: () throws -> Int) rethrows -> Double {
-        let start = clock.now
-        for _ in 0..<iterations { consume(try body()) }
-        let elapsed = clock.now - start
-        return (Double(elapsed.components.seconds) * 1e9 + Double(elapsed.components.attoseconds) / 1e9) / Double(iterations)
-    }
-    _ = try time(a)
-    _ = try time(b)
-    var samplesA: [Double] = []
-    var samplesB: [Double] = []
-    for _ in 0..<runs {
-        samplesA.append(try time(a))
-        samplesB.append(try time(b))
-    }
-    samplesA.sort()
-    samplesB.sort()
-    return (samplesA[runs / 2], samplesB[runs / 2])
-}
-
-func report(_ name: String, _ nsPerOp: Double) {
-    print("\(name): \(Int(nsPerOp.rounded())) ns/op")
-}
-
 let iterations = Int(CommandLine.arguments.dropFirst().first ?? "") ?? 20_000
 
 // The Twitter documentation request: POST statuses/update with a `status` form parameter and
@@ -165,7 +110,7 @@ if wanted("digest-sha256-raw") { report("digest-sha256-raw", digestRaw) }
 if only == nil { print("ratio oauth1-header-hmac-sha1/hmac-sha1-raw: \(format2(header / raw))x (target < 2x)") }
 if only == nil { print("ratio digest-sha256-response/digest-sha256-raw: \(format2(digestResponse / digestRaw))x (target < 2x)") }
 
-func format2(_ value: Double) -> String {
-    let hundredths = Int((value * 100).rounded())
-    return "\(hundredths / 100).\(hundredths % 100 < 10 ? "0" : "")\(hundredths % 100)"
+// The network benchmarks need the sandbox; `remote-auth-bench N pure` skips them.
+if only != "pure" {
+    try await networkBenchmarks(iterations: iterations)
 }
