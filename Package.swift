@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "RemoteAuth", targets: ["RemoteAuth"]),
         .library(name: "RemoteAuthSandbox", targets: ["RemoteAuthSandbox"]),
         .library(name: "RemoteAuthURLSession", targets: ["RemoteAuthURLSession"]),
+        .library(name: "RemoteAuthFileStore", targets: ["RemoteAuthFileStore"]),
         .library(name: "RemoteAuthAsyncHTTPClient", targets: ["RemoteAuthAsyncHTTPClient"]),
         .executable(name: "remote-auth", targets: ["remote-auth"]),
     ],
@@ -57,6 +58,11 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "RemoteAuthFileStore",
+            dependencies: ["RemoteAuth"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -124,6 +130,7 @@ let package = Package(
             name: "RemoteAuthIntegrationTests",
             dependencies: [
                 "RemoteAuth",
+                "RemoteAuthFileStore",
                 "RemoteAuthURLSession",
                 "RemoteAuthSandbox",
                 "RemoteAuthAsyncHTTPClient",

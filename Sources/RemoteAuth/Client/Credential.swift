@@ -97,27 +97,58 @@ public protocol CredentialStore: Sendable {
     func credential(for origin: AuthScope, realm: String?) async -> ScopedCredential?
 }
 
+/// How long a store keeps a credential, as `URLCredential.Persistence` does.
+public enum CredentialPersistence: String, Sendable, Hashable, Codable {
+    /// For one use: the first lookup that returns it also forgets it.
+    case none
+    /// For the store's (and so the client's) lifetime, in memory.
+    case forClient
+    /// Across runs: a store that writes (``CredentialStore`` implementations with a file) keeps
+    /// it there; an in-memory store keeps it like ``forClient``.
+    case permanent
+}
+
+extension Credential {
+    /// The password, for stores inside this package that must write it (a file store).
+    package var storedPassword: String { password }
+}
+
 /// An in-memory ``CredentialStore``. Among matching entries, one limited to the realm asked
 /// for wins over one for every realm; among equals the one added last wins.
 public actor InMemoryCredentialStore: CredentialStore {
     private var entries: [ScopedCredential] = []
+    /// Scopes whose credential is for one use (``CredentialPersistence/none``).
+    private var singleUse: Set<AuthScope> = []
 
     public init(_ entries: [ScopedCredential] = []) {
         self.entries = entries
     }
 
     /// Adds `credential` for `scope`, replacing any credential for exactly that scope.
-    public func add(_ credential: Credential, for scope: AuthScope, allowingPlainHTTP: Bool = false) {
+    public func add(
+        _ credential: Credential, for scope: AuthScope, allowingPlainHTTP: Bool = false,
+        persistence: CredentialPersistence = .forClient
+    ) {
         entries.removeAll { $0.scope == scope }
         entries.append(ScopedCredential(scope: scope, credential: credential, allowsPlainHTTP: allowingPlainHTTP))
+        if persistence == .none { singleUse.insert(scope) } else { singleUse.remove(scope) }
     }
 
     /// Removes the credential for exactly `scope`.
     public func remove(_ scope: AuthScope) {
         entries.removeAll { $0.scope == scope }
+        singleUse.remove(scope)
     }
 
     public func credential(for origin: AuthScope, realm: String?) -> ScopedCredential? {
+        guard let found = Self.bestMatch(in: entries, for: origin, realm: realm) else { return nil }
+        if singleUse.contains(found.scope) { remove(found.scope) }
+        return found
+    }
+
+    /// Among matching entries, one limited to `realm` wins over one for every realm; among
+    /// equals the one added last wins. Shared by the stores of this package.
+    package static func bestMatch(in entries: [ScopedCredential], for origin: AuthScope, realm: String?) -> ScopedCredential? {
         let matching = entries.filter { entry in
             entry.scope.matches(origin, realm: realm) && (realm != nil || entry.scope.realm == nil)
         }
