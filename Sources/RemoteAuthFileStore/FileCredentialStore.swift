@@ -30,7 +30,8 @@ public actor FileCredentialStore: CredentialStore {
     /// `$XDG_CONFIG_HOME/remote-auth/credentials.json`, else `~/.config/remote-auth/credentials.json`.
     public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
         if let home = environment["REMOTE_AUTH_HOME"], !home.isEmpty { return home + "/credentials.json" }
-        let config = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+        let config =
+            environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
             ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.config")
         return config + "/remote-auth/credentials.json"
     }
@@ -49,14 +50,17 @@ public actor FileCredentialStore: CredentialStore {
             return ScopedCredential(
                 scope: try AuthScope(scheme: entry.scheme, host: entry.host, port: entry.port, realm: entry.realm),
                 credential: Credential(user: entry.user, password: entry.password, schemes: schemes),
-                allowsPlainHTTP: entry.allowsPlainHTTP)
+                allowsPlainHTTP: entry.allowsPlainHTTP
+            )
         }
     }
 
     /// Adds `credential` for `scope` with `persistence`; a permanent one is written to the file
     /// before this returns.
     public func add(
-        _ credential: Credential, for scope: AuthScope, allowingPlainHTTP: Bool = false,
+        _ credential: Credential,
+        for scope: AuthScope,
+        allowingPlainHTTP: Bool = false,
         persistence: CredentialPersistence = .permanent
     ) async throws {
         await memory.remove(scope)
@@ -85,19 +89,35 @@ public actor FileCredentialStore: CredentialStore {
     private func save() throws {
         let entries = permanent.map { scoped in
             Entry(
-                scheme: scoped.scope.scheme, host: scoped.scope.host, port: scoped.scope.port, realm: scoped.scope.realm,
-                user: scoped.credential.user, password: scoped.credential.storedPassword,
-                basic: scoped.credential.schemes.contains(.basic), digest: scoped.credential.schemes.contains(.digest),
-                allowsPlainHTTP: scoped.allowsPlainHTTP)
+                scheme: scoped.scope.scheme,
+                host: scoped.scope.host,
+                port: scoped.scope.port,
+                realm: scoped.scope.realm,
+                user: scoped.credential.user,
+                password: scoped.credential.storedPassword,
+                basic: scoped.credential.schemes.contains(.basic),
+                digest: scoped.credential.schemes.contains(.digest),
+                allowsPlainHTTP: scoped.allowsPlainHTTP
+            )
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         let data = try encoder.encode(entries)
         let url = URL(fileURLWithPath: path)
         let folder = url.deletingLastPathComponent()
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(
+            at: folder,
+            withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700]
+        )
         let temporary = folder.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
-        guard FileManager.default.createFile(atPath: temporary.path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+        guard
+            FileManager.default.createFile(
+                atPath: temporary.path,
+                contents: nil,
+                attributes: [.posixPermissions: 0o600]
+            )
+        else {
             throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: temporary.path])
         }
         do {

@@ -29,10 +29,17 @@ enum ConsentPage {
         return Response(
             status: status,
             headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
-            body: .init(byteBuffer: ByteBuffer(string: html)))
+            body: .init(byteBuffer: ByteBuffer(string: html))
+        )
     }
 
-    static func consent(app: String, token: String, authenticityToken: String, signedInUser: String?, error: String?)
+    static func consent(
+        app: String,
+        token: String,
+        authenticityToken: String,
+        signedInUser: String?,
+        error: String?
+    )
         -> Response
     {
         var body = """
@@ -63,15 +70,21 @@ enum ConsentPage {
 
     static func pin(app: String, pin: String) -> Response {
         page(
-            status: .ok, title: "Your PIN",
+            status: .ok,
+            title: "Your PIN",
             body: """
                 <h1>You authorized <span class="app">\(app.htmlEscaped)</span></h1>
                 <p>Enter this PIN in the application to finish signing in:</p>
                 <code id="pin">\(pin.htmlEscaped)</code>
-                """)
+                """
+        )
     }
 
     static func message(status: HTTPResponse.Status, title: String, text: String) -> Response {
-        page(status: status, title: title, body: "<h1 id=\"title\">\(title.htmlEscaped)</h1><p id=\"message\">\(text.htmlEscaped)</p>")
+        page(
+            status: status,
+            title: title,
+            body: "<h1 id=\"title\">\(title.htmlEscaped)</h1><p id=\"message\">\(text.htmlEscaped)</p>"
+        )
     }
 }

@@ -24,7 +24,10 @@ struct OAuthProblem: Error, Sendable {
         case .missingParameter:
             let name = error.reason.split(separator: " ").first.map(String.init) ?? ""
             self = .badRequest(
-                "parameter_absent", error.reason, name.hasPrefix("oauth_") ? [("oauth_parameters_absent", name)] : [])
+                "parameter_absent",
+                error.reason,
+                name.hasPrefix("oauth_") ? [("oauth_parameters_absent", name)] : []
+            )
         case .unsupportedSignatureMethod:
             self = .badRequest("signature_method_rejected", error.reason)
         case .unsupportedVersion:

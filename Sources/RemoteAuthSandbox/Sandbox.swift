@@ -103,7 +103,8 @@ public enum Sandbox {
             await provider.requestToken(request, body: await body(request))
         }
         router.get("/oauth/authorize") { request, _ in await provider.authorizePage(request) }
-        router.post("/oauth/authorize") { request, _ in await provider.authorizeForm(request, body: await body(request)) }
+        router.post("/oauth/authorize") { request, _ in await provider.authorizeForm(request, body: await body(request))
+        }
         router.post("/oauth/access_token") { request, _ in
             await provider.accessToken(request, body: await body(request))
         }
@@ -120,14 +121,20 @@ public enum Sandbox {
         for method in [HTTPRequest.Method.get, .post, .put] {
             router.on("/digest/:algorithm/:qop/", method: method) { request, context in
                 await provider.digest(
-                    request, body: await body(request),
-                    algorithmName: context.parameters.get("algorithm") ?? "", qopName: context.parameters.get("qop") ?? "")
+                    request,
+                    body: await body(request),
+                    algorithmName: context.parameters.get("algorithm") ?? "",
+                    qopName: context.parameters.get("qop") ?? ""
+                )
             }
         }
         router.get("/redirect") { request, _ in
             let parameters = provider.query(request)
             guard let target = parameters.first(where: { $0.name == "to" })?.value, !target.isEmpty else {
-                return SandboxProvider.json(["error": "use /redirect?to=URL[&status=301|302|303|307|308]"], status: .badRequest)
+                return SandboxProvider.json(
+                    ["error": "use /redirect?to=URL[&status=301|302|303|307|308]"],
+                    status: .badRequest
+                )
             }
             let code = parameters.first(where: { $0.name == "status" }).flatMap { Int($0.value) } ?? 302
             let status: HTTPResponse.Status = [301, 302, 303, 307, 308].contains(code) ? .init(code: code) : .found

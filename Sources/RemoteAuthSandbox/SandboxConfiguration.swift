@@ -104,7 +104,11 @@ public struct SandboxConfiguration: Sendable {
         configuration.users = [User(name: "alice", password: "wonderland", id: "1001")]
         configuration.seededTokens = [
             SeededToken(
-                consumerKey: "demo-device", token: "alice-device-token", secret: "alice-device-token-secret", user: "alice")
+                consumerKey: "demo-device",
+                token: "alice-device-token",
+                secret: "alice-device-token-secret",
+                user: "alice"
+            )
         ]
         return configuration
     }
@@ -140,7 +144,9 @@ public struct SandboxConfiguration: Sendable {
                 do {
                     _ = try OAuth1.RSAPublicKey(pemRepresentation: pem)
                 } catch {
-                    throw SandboxError("consumer '\(consumer.key)': rsaPublicKeyPEM is not an RSA public key or certificate")
+                    throw SandboxError(
+                        "consumer '\(consumer.key)': rsaPublicKeyPEM is not an RSA public key or certificate"
+                    )
                 }
             }
             consumers.removeAll { $0.key == consumer.key }

@@ -40,11 +40,18 @@ struct SandboxProvider: Sendable {
     func received(_ request: Request) -> HTTPRequest {
         var head = request.head
         head.scheme = scheme
-        if head.authority == nil { head.authority = head.headerFields[HTTPField.Name("Host")!] ?? "\(configuration.host):\(configuration.port)" }
+        if head.authority == nil {
+            head.authority = head.headerFields[HTTPField.Name("Host")!] ?? "\(configuration.host):\(configuration.port)"
+        }
         return head
     }
 
-    static func text(_ status: HTTPResponse.Status, _ body: String, contentType: String, headers: HTTPFields = [:]) -> Response {
+    static func text(
+        _ status: HTTPResponse.Status,
+        _ body: String,
+        contentType: String,
+        headers: HTTPFields = [:]
+    ) -> Response {
         var fields = headers
         fields[.contentType] = contentType
         return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(string: body)))
@@ -56,7 +63,8 @@ struct SandboxProvider: Sendable {
         return text(.ok, body, contentType: "application/x-www-form-urlencoded")
     }
 
-    static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) -> Response {
+    static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) -> Response
+    {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let data = (try? encoder.encode(value)) ?? Data("{}".utf8)
@@ -65,8 +73,11 @@ struct SandboxProvider: Sendable {
 
     func problem(_ problem: OAuthProblem) -> Response {
         Self.text(
-            problem.status, problem.body, contentType: "application/x-www-form-urlencoded",
-            headers: [.wwwAuthenticate: problem.challenge(realm: realm)])
+            problem.status,
+            problem.body,
+            contentType: "application/x-www-form-urlencoded",
+            headers: [.wwwAuthenticate: problem.challenge(realm: realm)]
+        )
     }
 
     static func redirect(to location: String) -> Response {
@@ -93,7 +104,11 @@ struct SandboxProvider: Sendable {
     /// Verifies a signed request (RFC 5849 §3.2): parameters, client, timestamp, token,
     /// signature (constant time), then the nonce, which is recorded only for a request whose
     /// signature is valid so that forged requests cannot use up nonces.
-    func authenticate(_ head: HTTPRequest, body: [UInt8], token requirement: TokenRequirement) async throws(OAuthProblem)
+    func authenticate(
+        _ head: HTTPRequest,
+        body: [UInt8],
+        token requirement: TokenRequirement
+    ) async throws(OAuthProblem)
         -> Authenticated
     {
         let received: OAuth1.ReceivedRequest
@@ -123,8 +138,15 @@ struct SandboxProvider: Sendable {
             try received.checkTimestamp(now: now, window: configuration.timestampWindow)
         } catch let error as OAuth1Error {
             throw .unauthorized(
-                "timestamp_refused", error.reason,
-                [("oauth_acceptable_timestamps", "\(now - configuration.timestampWindow)-\(now + configuration.timestampWindow)")])
+                "timestamp_refused",
+                error.reason,
+                [
+                    (
+                        "oauth_acceptable_timestamps",
+                        "\(now - configuration.timestampWindow)-\(now + configuration.timestampWindow)"
+                    )
+                ]
+            )
         } catch {
             throw .unauthorized("timestamp_refused", "oauth_timestamp is not accepted")
         }
@@ -139,7 +161,11 @@ struct SandboxProvider: Sendable {
             }
         case .request:
             guard let token = received.token else {
-                throw .badRequest("parameter_absent", "oauth_token is absent", [("oauth_parameters_absent", "oauth_token")])
+                throw .badRequest(
+                    "parameter_absent",
+                    "oauth_token is absent",
+                    [("oauth_parameters_absent", "oauth_token")]
+                )
             }
             guard let record = await store.requestToken(token), record.consumerKey == consumer.key else {
                 throw .unauthorized("token_rejected", "the request token is unknown")
@@ -151,7 +177,11 @@ struct SandboxProvider: Sendable {
             tokenSecret = record.secret
         case .access:
             guard let token = received.token else {
-                throw .badRequest("parameter_absent", "oauth_token is absent", [("oauth_parameters_absent", "oauth_token")])
+                throw .badRequest(
+                    "parameter_absent",
+                    "oauth_token is absent",
+                    [("oauth_parameters_absent", "oauth_token")]
+                )
             }
             guard let record = await store.accessToken(token), record.consumerKey == consumer.key else {
                 throw .unauthorized("token_rejected", "the access token is unknown or belongs to another client")
@@ -171,17 +201,29 @@ struct SandboxProvider: Sendable {
 
         if let nonce = received.nonce, let timestamp = received.timestamp {
             let fresh = await store.useNonce(
-                nonce, timestamp: timestamp, consumerKey: consumer.key, now: now, window: configuration.timestampWindow)
+                nonce,
+                timestamp: timestamp,
+                consumerKey: consumer.key,
+                now: now,
+                window: configuration.timestampWindow
+            )
             guard fresh else {
                 throw .unauthorized("nonce_used", "this oauth_nonce was already used with this oauth_timestamp")
             }
         }
-        return Authenticated(consumer: consumer, received: received, requestToken: requestToken, accessToken: accessToken)
+        return Authenticated(
+            consumer: consumer,
+            received: received,
+            requestToken: requestToken,
+            accessToken: accessToken
+        )
     }
 
     /// Whether any `oauth_` parameter or `OAuth` credentials came with the request.
     static func carriesOAuth(_ head: HTTPRequest, body: [UInt8]) -> Bool {
-        if head.headerFields[values: .authorization].contains(where: { $0.lowercased().hasPrefix("oauth") }) { return true }
+        if head.headerFields[values: .authorization].contains(where: { $0.lowercased().hasPrefix("oauth") }) {
+            return true
+        }
         return (head.path ?? "").contains("oauth_") || String(decoding: body, as: UTF8.self).contains("oauth_")
     }
 
@@ -203,15 +245,26 @@ struct SandboxProvider: Sendable {
         }
         guard let callback = authenticated.received.callback else {
             return problem(
-                .badRequest("parameter_absent", "oauth_callback is required (an absolute URL, or oob)",
-                    [("oauth_parameters_absent", "oauth_callback")]))
+                .badRequest(
+                    "parameter_absent",
+                    "oauth_callback is required (an absolute URL, or oob)",
+                    [("oauth_parameters_absent", "oauth_callback")]
+                )
+            )
         }
         guard callback == "oob" || Self.isAbsoluteURL(callback) else {
             return problem(.badRequest("parameter_rejected", "oauth_callback must be an absolute URL or oob"))
         }
         let record = SandboxStore.RequestToken(
-            token: "rt-" + Random.hex(bytes: 16), secret: Random.token(bytes: 24), consumerKey: authenticated.consumer.key,
-            callback: callback, verifier: nil, user: nil, state: .pending, createdAt: configuration.now())
+            token: "rt-" + Random.hex(bytes: 16),
+            secret: Random.token(bytes: 24),
+            consumerKey: authenticated.consumer.key,
+            callback: callback,
+            verifier: nil,
+            user: nil,
+            state: .pending,
+            createdAt: configuration.now()
+        )
         do {
             try await store.addRequestToken(record)
         } catch {
@@ -239,16 +292,32 @@ struct SandboxProvider: Sendable {
             return problem(.badRequest("parameter_rejected", "reverse auth needs a client with a shared secret"))
         }
         let record = SandboxStore.RequestToken(
-            token: "ra-" + Random.hex(bytes: 16), secret: Random.token(bytes: 24), consumerKey: consumer.key,
-            callback: "reverse_auth", verifier: nil, user: nil, state: .authorized, createdAt: configuration.now())
+            token: "ra-" + Random.hex(bytes: 16),
+            secret: Random.token(bytes: 24),
+            consumerKey: consumer.key,
+            callback: "reverse_auth",
+            verifier: nil,
+            user: nil,
+            state: .authorized,
+            createdAt: configuration.now()
+        )
         do {
             try await store.addRequestToken(record)
             let target = HTTPRequest(
-                method: .post, scheme: head.scheme, authority: head.authority, path: "/oauth/access_token")
+                method: .post,
+                scheme: head.scheme,
+                authority: head.authority,
+                path: "/oauth/access_token"
+            )
             let signer = try OAuth1.Signer(
-                client: .init(key: consumer.key, secret: secret), token: .init(token: record.token, secret: record.secret))
+                client: .init(key: consumer.key, secret: secret),
+                token: .init(token: record.token, secret: record.secret)
+            )
             let header = try signer.authorization(
-                for: target, nonce: OAuth1.Nonce.random(), timestamp: String(configuration.now()))
+                for: target,
+                nonce: OAuth1.Nonce.random(),
+                timestamp: String(configuration.now())
+            )
             return Self.text(.ok, header, contentType: "text/plain; charset=utf-8")
         } catch {
             return Self.text(.internalServerError, "cannot sign the reverse auth parameters", contentType: "text/plain")
@@ -272,14 +341,23 @@ struct SandboxProvider: Sendable {
         }
         guard let verifier = authenticated.received.verifier else {
             return problem(
-                .badRequest("parameter_absent", "oauth_verifier is required", [("oauth_parameters_absent", "oauth_verifier")]))
+                .badRequest(
+                    "parameter_absent",
+                    "oauth_verifier is required",
+                    [("oauth_parameters_absent", "oauth_verifier")]
+                )
+            )
         }
         guard let record = authenticated.requestToken, record.callback != "reverse_auth" else {
             return problem(.unauthorized("token_rejected", "this token cannot be exchanged with a verifier"))
         }
         let outcome: SandboxStore.ExchangeOutcome
         do {
-            outcome = try await store.exchange(record.token, verifier: verifier, consumerKey: authenticated.consumer.key)
+            outcome = try await store.exchange(
+                record.token,
+                verifier: verifier,
+                consumerKey: authenticated.consumer.key
+            )
         } catch {
             return Self.text(.internalServerError, "cannot save the access token", contentType: "text/plain")
         }
@@ -295,7 +373,9 @@ struct SandboxProvider: Sendable {
             return problem(
                 .unauthorized(
                     denied ? "permission_denied" : "permission_unknown",
-                    denied ? "the user denied access" : "the user has not authorized this request token yet"))
+                    denied ? "the user denied access" : "the user has not authorized this request token yet"
+                )
+            )
         case .wrongVerifier:
             return problem(.unauthorized("verifier_invalid", "oauth_verifier does not match"))
         }
@@ -324,13 +404,24 @@ struct SandboxProvider: Sendable {
             let header = parameters.first(where: { $0.name == "x_reverse_auth_parameters" })?.value
         else {
             return problem(
-                .badRequest("parameter_absent", "x_reverse_auth_target and x_reverse_auth_parameters are required",
-                    [("oauth_parameters_absent", "x_reverse_auth_parameters")]))
+                .badRequest(
+                    "parameter_absent",
+                    "x_reverse_auth_target and x_reverse_auth_parameters are required",
+                    [("oauth_parameters_absent", "x_reverse_auth_parameters")]
+                )
+            )
         }
         guard let target = consumer(targetKey), let targetSecret = target.secret else {
-            return problem(.unauthorized("consumer_key_unknown", "x_reverse_auth_target names no client of this server"))
+            return problem(
+                .unauthorized("consumer_key_unknown", "x_reverse_auth_target names no client of this server")
+            )
         }
-        var inner = HTTPRequest(method: .post, scheme: head.scheme, authority: head.authority, path: "/oauth/access_token")
+        var inner = HTTPRequest(
+            method: .post,
+            scheme: head.scheme,
+            authority: head.authority,
+            path: "/oauth/access_token"
+        )
         inner.headerFields[.authorization] = header
         let step1: OAuth1.ReceivedRequest
         do {
@@ -338,7 +429,9 @@ struct SandboxProvider: Sendable {
             guard step1.consumerKey == target.key, let token = step1.token,
                 let record = await store.requestToken(token), record.consumerKey == target.key
             else {
-                return problem(.unauthorized("token_rejected", "x_reverse_auth_parameters were not issued for this target"))
+                return problem(
+                    .unauthorized("token_rejected", "x_reverse_auth_parameters were not issued for this target")
+                )
             }
             try step1.verify(clientSecret: targetSecret, tokenSecret: record.secret)
             guard try await store.consumeReverseAuthToken(token, consumerKey: target.key) else {
@@ -381,15 +474,25 @@ struct SandboxProvider: Sendable {
     /// `GET /oauth/authorize?oauth_token=…` (RFC 5849 §2.2).
     func authorizePage(_ request: Request) async -> Response {
         guard let token = query(request).first(where: { $0.name == "oauth_token" })?.value else {
-            return ConsentPage.message(status: .badRequest, title: "Missing request token", text: "The link has no oauth_token.")
+            return ConsentPage.message(
+                status: .badRequest,
+                title: "Missing request token",
+                text: "The link has no oauth_token."
+            )
         }
         guard let record = await store.requestToken(token), record.callback != "reverse_auth" else {
             return ConsentPage.message(
-                status: .notFound, title: "Unknown request token", text: "This authorization link is unknown or has expired.")
+                status: .notFound,
+                title: "Unknown request token",
+                text: "This authorization link is unknown or has expired."
+            )
         }
         guard record.state == .pending else {
             return ConsentPage.message(
-                status: .gone, title: "Already answered", text: "This authorization request has already been answered.")
+                status: .gone,
+                title: "Already answered",
+                text: "This authorization request has already been answered."
+            )
         }
         let app = consumer(record.consumerKey)?.name ?? record.consumerKey
         if configuration.autoApprove, let alice = configuration.users.first {
@@ -397,7 +500,12 @@ struct SandboxProvider: Sendable {
         }
         let signedIn = await sessionUser(request)
         return ConsentPage.consent(
-            app: app, token: token, authenticityToken: authenticityToken(for: token), signedInUser: signedIn, error: nil)
+            app: app,
+            token: token,
+            authenticityToken: authenticityToken(for: token),
+            signedInUser: signedIn,
+            error: nil
+        )
     }
 
     /// `POST /oauth/authorize`: the consent form.
@@ -408,25 +516,44 @@ struct SandboxProvider: Sendable {
             record.callback != "reverse_auth"
         else {
             return ConsentPage.message(
-                status: .notFound, title: "Unknown request token", text: "This authorization request is unknown or has expired.")
+                status: .notFound,
+                title: "Unknown request token",
+                text: "This authorization request is unknown or has expired."
+            )
         }
-        guard let presented = field("authenticity_token"), constantTimeEquals(presented, authenticityToken(for: token)) else {
-            return ConsentPage.message(status: .forbidden, title: "Form expired", text: "Reload the page and try again.")
+        guard let presented = field("authenticity_token"), constantTimeEquals(presented, authenticityToken(for: token))
+        else {
+            return ConsentPage.message(
+                status: .forbidden,
+                title: "Form expired",
+                text: "Reload the page and try again."
+            )
         }
         guard record.state == .pending else {
             return ConsentPage.message(
-                status: .gone, title: "Already answered", text: "This authorization request has already been answered.")
+                status: .gone,
+                title: "Already answered",
+                text: "This authorization request has already been answered."
+            )
         }
         let app = consumer(record.consumerKey)?.name ?? record.consumerKey
         if field("action") == "deny" {
             _ = try? await store.deny(token)
             if record.callback == "oob" {
-                return ConsentPage.message(status: .ok, title: "Access denied", text: "\(app) was not given access to your account.")
+                return ConsentPage.message(
+                    status: .ok,
+                    title: "Access denied",
+                    text: "\(app) was not given access to your account."
+                )
             }
             return Self.redirect(to: Self.appending([("denied", token)], to: record.callback))
         }
         guard field("action") == "authorize" else {
-            return ConsentPage.message(status: .badRequest, title: "Unknown action", text: "Choose Authorize or Cancel.")
+            return ConsentPage.message(
+                status: .badRequest,
+                title: "Unknown action",
+                text: "Choose Authorize or Cancel."
+            )
         }
         if let signedIn = await sessionUser(request) {
             return await approve(record, user: signedIn, newSession: nil)
@@ -435,8 +562,12 @@ struct SandboxProvider: Sendable {
             constantTimeEquals(account.password, password)
         else {
             return ConsentPage.consent(
-                app: app, token: token, authenticityToken: authenticityToken(for: token), signedInUser: nil,
-                error: "The username and password do not match.")
+                app: app,
+                token: token,
+                authenticityToken: authenticityToken(for: token),
+                signedInUser: nil,
+                error: "The username and password do not match."
+            )
         }
         let session = await store.startSession(user: account.name)
         return await approve(record, user: account.name, newSession: session)
@@ -448,7 +579,10 @@ struct SandboxProvider: Sendable {
         let verifier = record.callback == "oob" ? Random.pin() : Random.token(bytes: 18)
         guard (try? await store.authorize(record.token, user: user, verifier: verifier)) != nil else {
             return ConsentPage.message(
-                status: .gone, title: "Already answered", text: "This authorization request has already been answered.")
+                status: .gone,
+                title: "Already answered",
+                text: "This authorization request has already been answered."
+            )
         }
         var response: Response
         if record.callback == "oob" {
@@ -456,11 +590,13 @@ struct SandboxProvider: Sendable {
             response = ConsentPage.pin(app: app, pin: verifier)
         } else {
             response = Self.redirect(
-                to: Self.appending([("oauth_token", record.token), ("oauth_verifier", verifier)], to: record.callback))
+                to: Self.appending([("oauth_token", record.token), ("oauth_verifier", verifier)], to: record.callback)
+            )
         }
         if let newSession {
             response.headers.append(
-                HTTPField(name: .setCookie, value: "remote_auth_session=\(newSession); Path=/; HttpOnly; SameSite=Lax"))
+                HTTPField(name: .setCookie, value: "remote_auth_session=\(newSession); Path=/; HttpOnly; SameSite=Lax")
+            )
         }
         return response
     }
@@ -508,8 +644,12 @@ struct SandboxProvider: Sendable {
         formatter.timeZone = TimeZone(identifier: "UTC")
         formatter.dateFormat = "EEE MMM dd HH:mm:ss Z yyyy"
         return StatusJSON(
-            id: status.id, id_str: String(status.id), text: status.text, created_at: formatter.string(from: date),
-            user: userJSON(status.user))
+            id: status.id,
+            id_str: String(status.id),
+            text: status.text,
+            created_at: formatter.string(from: date),
+            user: userJSON(status.user)
+        )
     }
 
     /// The protected API: every call is verified as a signed request with an access token.
@@ -548,7 +688,12 @@ struct SandboxProvider: Sendable {
     // MARK: Basic and Digest
 
     static func authenticatedJSON(_ user: String, headers: HTTPFields = [:]) -> Response {
-        text(.ok, "{\"authenticated\": true, \"user\": \"\(user.replacingQuotes())\"}", contentType: "application/json", headers: headers)
+        text(
+            .ok,
+            "{\"authenticated\": true, \"user\": \"\(user.replacingQuotes())\"}",
+            contentType: "application/json",
+            headers: headers
+        )
     }
 
     /// `GET /basic/`: HTTP Basic (RFC 7617).
@@ -563,7 +708,9 @@ struct SandboxProvider: Sendable {
         return Self.json(["authenticated": false], status: .unauthorized, headers: [.wwwAuthenticate: challenge])
     }
 
-    static let digestAlgorithms: [DigestAlgorithm] = [.md5, .md5Sess, .sha256, .sha256Sess, .sha512_256, .sha512_256Sess]
+    static let digestAlgorithms: [DigestAlgorithm] = [
+        .md5, .md5Sess, .sha256, .sha256Sess, .sha512_256, .sha512_256Sess,
+    ]
 
     /// `GET /digest/{algorithm}/{qop}/`: HTTP Digest (RFC 7616) with that algorithm and qop.
     /// Nonces expire after ``SandboxConfiguration/digestNonceLifetime`` (answered `stale=true`
@@ -573,7 +720,13 @@ struct SandboxProvider: Sendable {
         guard let algorithm = Self.digestAlgorithms.first(where: { $0 == DigestAlgorithm(rawValue: algorithmName) }),
             qopName == "auth" || qopName == "auth-int"
         else {
-            return Self.json(["error": "use /digest/{MD5|MD5-sess|SHA-256|SHA-256-sess|SHA-512-256|SHA-512-256-sess}/{auth|auth-int}/"], status: .notFound)
+            return Self.json(
+                [
+                    "error":
+                        "use /digest/{MD5|MD5-sess|SHA-256|SHA-256-sess|SHA-512-256|SHA-512-256-sess}/{auth|auth-int}/"
+                ],
+                status: .notFound
+            )
         }
         let qop = DigestQOP(rawValue: qopName)
         let now = configuration.now()
@@ -582,30 +735,58 @@ struct SandboxProvider: Sendable {
         func challengeResponse(stale: Bool) async -> Response {
             let nonce = await store.issueDigestNonce(space: space, now: now)
             let challenge = try? DigestChallenge(
-                realm: realm, nonce: nonce, opaque: digestOpaque, stale: stale, algorithm: algorithm, qop: [qop])
+                realm: realm,
+                nonce: nonce,
+                opaque: digestOpaque,
+                stale: stale,
+                algorithm: algorithm,
+                qop: [qop]
+            )
             return Self.json(
-                ["authenticated": false], status: .unauthorized, headers: [.wwwAuthenticate: challenge?.headerValue ?? "Digest"])
+                ["authenticated": false],
+                status: .unauthorized,
+                headers: [.wwwAuthenticate: challenge?.headerValue ?? "Digest"]
+            )
         }
 
-        guard let header = request.head.headerFields[values: .authorization].first(where: { $0.lowercased().hasPrefix("digest ") }),
+        guard
+            let header = request.head.headerFields[values: .authorization].first(where: {
+                $0.lowercased().hasPrefix("digest ")
+            }),
             let authorization = try? DigestAuthorization(headerValue: header)
         else {
             return await challengeResponse(stale: false)
         }
         let account = configuration.users.first { candidate in
-            authorization.userhash ? authorization.matchesUserhash(of: candidate.name) : authorization.username == candidate.name
+            authorization.userhash
+                ? authorization.matchesUserhash(of: candidate.name) : authorization.username == candidate.name
         }
         guard let account else { return await challengeResponse(stale: false) }
-        guard let issued = try? DigestChallenge(
-            realm: realm, nonce: authorization.nonce, opaque: digestOpaque, algorithm: algorithm, qop: [qop])
+        guard
+            let issued = try? DigestChallenge(
+                realm: realm,
+                nonce: authorization.nonce,
+                opaque: digestOpaque,
+                algorithm: algorithm,
+                qop: [qop]
+            )
         else { return await challengeResponse(stale: false) }
         let credentials = DigestCredentials(username: account.name, password: account.password)
         let verification = authorization.verify(
-            credentials, challenge: issued, method: request.head.method, requestURI: request.head.path, body: body)
+            credentials,
+            challenge: issued,
+            method: request.head.method,
+            requestURI: request.head.path,
+            body: body
+        )
 
         switch await store.checkDigestNonce(
-            authorization.nonce, space: space, count: authorization.nonceCount, now: now,
-            lifetime: configuration.digestNonceLifetime)
+            authorization.nonce,
+            space: space,
+            count: authorization.nonceCount,
+            now: now,
+            lifetime: configuration.digestNonceLifetime
+        )
         {
         case .unknown, .replayed:
             return await challengeResponse(stale: false)
@@ -613,7 +794,8 @@ struct SandboxProvider: Sendable {
             return await challengeResponse(stale: verification.isValid)
         case .fresh(let issuedAt):
             // Only a verified answer moves the nonce count, so a forged one cannot burn it.
-            guard verification.isValid, await store.recordDigestCount(authorization.nonce, count: authorization.nonceCount)
+            guard verification.isValid,
+                await store.recordDigestCount(authorization.nonce, count: authorization.nonceCount)
             else { return await challengeResponse(stale: false) }
             var nextnonce: String? = nil
             if now - issuedAt > configuration.digestNonceLifetime / 2 {
@@ -621,7 +803,11 @@ struct SandboxProvider: Sendable {
             }
             let responseBody = Array("{\"authenticated\": true, \"user\": \"\(account.name.replacingQuotes())\"}".utf8)
             var headers: HTTPFields = [:]
-            if let info = try? authorization.authenticationInfo(credentials, responseBody: responseBody, nextnonce: nextnonce) {
+            if let info = try? authorization.authenticationInfo(
+                credentials,
+                responseBody: responseBody,
+                nextnonce: nextnonce
+            ) {
                 headers[.authenticationInfo] = info.headerValue
             }
             return Self.authenticatedJSON(account.name, headers: headers)

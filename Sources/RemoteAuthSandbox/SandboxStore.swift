@@ -71,7 +71,11 @@ actor SandboxStore {
         }
         for seeded in seededTokens {
             accessTokens[seeded.token] = AccessToken(
-                token: seeded.token, secret: seeded.secret, consumerKey: seeded.consumerKey, user: seeded.user)
+                token: seeded.token,
+                secret: seeded.secret,
+                consumerKey: seeded.consumerKey,
+                user: seeded.user
+            )
         }
     }
 
@@ -80,7 +84,11 @@ actor SandboxStore {
     private func persist() throws {
         guard let statePath else { return }
         let persisted = Persisted(
-            requestTokens: requestTokens, accessTokens: accessTokens, statuses: statuses, nextStatusID: nextStatusID)
+            requestTokens: requestTokens,
+            accessTokens: accessTokens,
+            statuses: statuses,
+            nextStatusID: nextStatusID
+        )
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let data = try encoder.encode(persisted)
@@ -88,7 +96,12 @@ actor SandboxStore {
         let temporary = url.deletingLastPathComponent()
             .appendingPathComponent(".\(url.lastPathComponent).\(Random.hex(bytes: 6)).tmp")
         // Created 0600 before any secret is written, then renamed into place (atomic on POSIX).
-        guard FileManager.default.createFile(atPath: temporary.path, contents: nil, attributes: [.posixPermissions: 0o600])
+        guard
+            FileManager.default.createFile(
+                atPath: temporary.path,
+                contents: nil,
+                attributes: [.posixPermissions: 0o600]
+            )
         else {
             throw SandboxError("cannot write the state file next to '\(statePath)'")
         }
@@ -174,7 +187,11 @@ actor SandboxStore {
 
     private func issueAccessTokenRecord(consumerKey: String, user: String) -> AccessToken {
         let access = AccessToken(
-            token: "\(user)-" + Random.hex(bytes: 16), secret: Random.token(bytes: 24), consumerKey: consumerKey, user: user)
+            token: "\(user)-" + Random.hex(bytes: 16),
+            secret: Random.token(bytes: 24),
+            consumerKey: consumerKey,
+            user: user
+        )
         accessTokens[access.token] = access
         return access
     }
@@ -217,12 +234,21 @@ actor SandboxStore {
         return nonce
     }
 
-    enum DigestNonceCheck: Sendable { case fresh(issuedAt: Int64), stale, unknown, replayed }
+    enum DigestNonceCheck: Sendable {
+        case fresh(issuedAt: Int64)
+        case stale, unknown, replayed
+    }
 
     /// Checks a nonce and its count for the space it was issued for: unknown nonces (or ones
     /// of another space) and counts not above the last verified one are refused (replay);
     /// expired nonces are stale (RFC 7616 §3.3 `stale`). Nothing is recorded here.
-    func checkDigestNonce(_ nonce: String, space: String, count: UInt32?, now: Int64, lifetime: Int64) -> DigestNonceCheck {
+    func checkDigestNonce(
+        _ nonce: String,
+        space: String,
+        count: UInt32?,
+        now: Int64,
+        lifetime: Int64
+    ) -> DigestNonceCheck {
         guard let entry = digestNonces[nonce], entry.space == space else { return .unknown }
         if now - entry.issuedAt > lifetime { return .stale }
         if let count, count <= entry.highestCount { return .replayed }

@@ -35,7 +35,9 @@ public enum SandboxTLS {
             issuerPrivateKey: .init(key)
         )
         return .init(
-            certificateChainPEM: try certificate.serializeAsPEM().pemString, privateKeyPEM: key.pemRepresentation)
+            certificateChainPEM: try certificate.serializeAsPEM().pemString,
+            privateKeyPEM: key.pemRepresentation
+        )
     }
 
     /// The SHA-256 of the leaf's SubjectPublicKeyInfo, in Base64: the pin HPKP, TrustKit and
@@ -52,6 +54,8 @@ public enum SandboxTLS {
         let chain = try NIOSSLCertificate.fromPEMBytes(Array(material.certificateChainPEM.utf8))
         let key = try NIOSSLPrivateKey(bytes: Array(material.privateKeyPEM.utf8), format: .pem)
         return TLSConfiguration.makeServerConfiguration(
-            certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
+            certificateChain: chain.map { .certificate($0) },
+            privateKey: .privateKey(key)
+        )
     }
 }

@@ -49,7 +49,8 @@ public struct URLSessionTransport: HTTPTransport {
 
     /// Runs `body` with a transport and invalidates its session afterwards.
     public static func withTransport<T: Sendable>(
-        timeout: TimeInterval = 30, _ body: (URLSessionTransport) async throws -> T
+        timeout: TimeInterval = 30,
+        _ body: (URLSessionTransport) async throws -> T
     ) async throws -> T {
         let transport = URLSessionTransport(timeout: timeout)
         defer { transport.session.finishTasksAndInvalidate() }
@@ -72,7 +73,9 @@ public struct URLSessionTransport: HTTPTransport {
         let (data, response): (Data, URLResponse) = try await withCheckedThrowingContinuation { continuation in
             let task = session.dataTask(with: urlRequest) { data, response, error in
                 if let error {
-                    if let id = taskID.withLock({ $0 }), let declined = delegate?.takeDeclinedResponse(taskIdentifier: id) {
+                    if let id = taskID.withLock({ $0 }),
+                        let declined = delegate?.takeDeclinedResponse(taskIdentifier: id)
+                    {
                         continuation.resume(returning: (Data(), declined))
                     } else {
                         continuation.resume(throwing: TransportError(reason: error.localizedDescription))
@@ -91,7 +94,9 @@ public struct URLSessionTransport: HTTPTransport {
         }
         var fields = HTTPFields()
         for (name, value) in http.allHeaderFields {
-            guard let text = name as? String, let name = HTTPField.Name(text), let value = value as? String else { continue }
+            guard let text = name as? String, let name = HTTPField.Name(text), let value = value as? String else {
+                continue
+            }
             fields.append(HTTPField(name: name, value: value))
         }
         return (HTTPResponse(status: .init(code: http.statusCode), headerFields: fields), Array(data))
@@ -109,14 +114,19 @@ public struct URLSessionTransport: HTTPTransport {
         }
 
         func urlSession(
-            _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-            newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void
+            _ session: URLSession,
+            task: URLSessionTask,
+            willPerformHTTPRedirection response: HTTPURLResponse,
+            newRequest request: URLRequest,
+            completionHandler: @escaping (URLRequest?) -> Void
         ) {
             completionHandler(nil)
         }
 
         func urlSession(
-            _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+            _ session: URLSession,
+            task: URLSessionTask,
+            didReceive challenge: URLAuthenticationChallenge,
             completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
         ) {
             if let response = challenge.failureResponse as? HTTPURLResponse {

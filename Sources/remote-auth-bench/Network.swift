@@ -32,7 +32,8 @@ func networkBenchmarks(iterations: Int) async throws {
             let client = AuthenticatingClient(transport: transport, credentials: store, configuration: configuration)
             let plain = try HTTPRequest(method: .get, absoluteURL: sandbox.baseURL + "/basic/")
             var authorized = plain
-            authorized.headerFields[.authorization] = try BasicCredentials(user: "alice", password: "wonderland").authorization
+            authorized.headerFields[.authorization] = try BasicCredentials(user: "alice", password: "wonderland")
+                .authorization
             let count = max(iterations / 20, 200)
             var bare: [Double] = []
             var layered: [Double] = []
@@ -45,7 +46,8 @@ func networkBenchmarks(iterations: Int) async throws {
                 for first in [round % 2 == 0, round % 2 != 0] {
                     let start = clock.now
                     for _ in 0..<count {
-                        let (response, _) = first ? try await transport.send(authorized, body: nil) : try await client.send(plain)
+                        let (response, _) =
+                            first ? try await transport.send(authorized, body: nil) : try await client.send(plain)
                         guard response.status == .ok else { fatalError("request refused: \(response.status)") }
                     }
                     let perRequest = nanoseconds(clock.now - start) / Double(count)
@@ -59,16 +61,24 @@ func networkBenchmarks(iterations: Int) async throws {
             report("request-bare-basic", bareMedian)
             report("request-authenticating-basic", layeredMedian)
             let overhead = (layeredMedian - bareMedian) / bareMedian * 100
-            print("ratio request-authenticating-basic/request-bare-basic: \(format2(layeredMedian / bareMedian))x (overhead \(format2(overhead))%, target < 5%)")
+            print(
+                "ratio request-authenticating-basic/request-bare-basic: \(format2(layeredMedian / bareMedian))x (overhead \(format2(overhead))%, target < 5%)"
+            )
 
             // The layer alone, over a transport that answers at once: what it adds per request,
             // free of the network's noise.
-            let instant = AuthenticatingClient(transport: InstantTransport(), credentials: store, configuration: configuration)
+            let instant = AuthenticatingClient(
+                transport: InstantTransport(),
+                credentials: store,
+                configuration: configuration
+            )
             let layerOnly = try await measureAsync(iterations: iterations) {
                 try await instant.send(plain).0.status.code
             }
             report("authenticating-layer-only-basic", layerOnly)
-            print("ratio authenticating-layer-only-basic/request-bare-basic: \(format2(layerOnly / bareMedian * 100))% (target < 5%)")
+            print(
+                "ratio authenticating-layer-only-basic/request-bare-basic: \(format2(layerOnly / bareMedian * 100))% (target < 5%)"
+            )
         }
     }
 }
@@ -88,7 +98,10 @@ func measureAsync(iterations: Int, runs: Int = 9, _ body: () async throws -> Int
         let start = clock.now
         for _ in 0..<iterations { consume(try await body()) }
         let elapsed = clock.now - start
-        samples.append((Double(elapsed.components.seconds) * 1e9 + Double(elapsed.components.attoseconds) / 1e9) / Double(iterations))
+        samples.append(
+            (Double(elapsed.components.seconds) * 1e9 + Double(elapsed.components.attoseconds) / 1e9)
+                / Double(iterations)
+        )
     }
     samples.sort()
     return samples[samples.count / 2]

@@ -28,18 +28,25 @@ let only = CommandLine.arguments.dropFirst(2).first
 
 func wanted(_ name: String) -> Bool {
     guard let only else { return true }
-    return only == "pure" ? !(name.hasPrefix("digest-100") || name.hasPrefix("request-")) : name.hasPrefix(only) || only.hasPrefix(name)
+    return only == "pure"
+        ? !(name.hasPrefix("digest-100") || name.hasPrefix("request-")) : name.hasPrefix(only) || only.hasPrefix(name)
 }
 
 /// Times `a` and `b` in alternating runs, so load from elsewhere on the machine falls on both
 /// alike; returns each one's median ns per call.
-func measurePair(iterations: Int, runs: Int = 15, _ a: () throws -> Int, _ b: () throws -> Int) rethrows -> (Double, Double) {
+func measurePair(
+    iterations: Int,
+    runs: Int = 15,
+    _ a: () throws -> Int,
+    _ b: () throws -> Int
+) rethrows -> (Double, Double) {
     let clock = ContinuousClock()
     func time(_ body: () throws -> Int) rethrows -> Double {
         let start = clock.now
         for _ in 0..<iterations { consume(try body()) }
         let elapsed = clock.now - start
-        return (Double(elapsed.components.seconds) * 1e9 + Double(elapsed.components.attoseconds) / 1e9) / Double(iterations)
+        return (Double(elapsed.components.seconds) * 1e9 + Double(elapsed.components.attoseconds) / 1e9)
+            / Double(iterations)
     }
     _ = try time(a)
     _ = try time(b)
@@ -58,10 +65,8 @@ func report(_ name: String, _ nsPerOp: Double) {
     print("\(name): \(Int(nsPerOp.rounded())) ns/op")
 }
 
-
 func format2(_ value: Double) -> String {
     let hundredths = abs(Int((value * 100).rounded()))
     let sign = value < 0 && hundredths > 0 ? "-" : ""
     return "\(sign)\(hundredths / 100).\(hundredths % 100 < 10 ? "0" : "")\(hundredths % 100)"
 }
-

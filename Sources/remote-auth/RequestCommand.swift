@@ -22,18 +22,27 @@ struct RequestCommand: AsyncParsableCommand {
     @Option(name: .customShort("X"), help: "The method (default: GET, or POST with -d).")
     var method: String?
 
-    @Option(name: .customShort("H"), help: ArgumentHelp("A header field, 'Name: value' (repeatable).", valueName: "header"))
+    @Option(
+        name: .customShort("H"),
+        help: ArgumentHelp("A header field, 'Name: value' (repeatable).", valueName: "header")
+    )
     var headers: [String] = []
 
     @Option(
         name: .customShort("d"),
-        help: ArgumentHelp("A form-body parameter, NAME=VALUE, value taken literally (repeatable).", valueName: "name=value"))
+        help: ArgumentHelp(
+            "A form-body parameter, NAME=VALUE, value taken literally (repeatable).",
+            valueName: "name=value"
+        )
+    )
     var data: [String] = []
 
     @Option(
         help: ArgumentHelp(
             "USER:PASSWORD for Basic or Digest; with USER alone the password is read from REMOTE_AUTH_PASSWORD.",
-            valueName: "user:password"))
+            valueName: "user:password"
+        )
+    )
     var user: String?
 
     @Flag(help: "Send Basic credentials with the first request instead of waiting for a challenge.")
@@ -79,7 +88,8 @@ struct RequestCommand: AsyncParsableCommand {
                 }
                 pairs.append(
                     OAuth1.PercentEncoding.encode(String(parameter[..<equals])) + "="
-                        + OAuth1.PercentEncoding.encode(String(parameter[parameter.index(after: equals)...])))
+                        + OAuth1.PercentEncoding.encode(String(parameter[parameter.index(after: equals)...]))
+                )
             }
             body = Array(pairs.joined(separator: "&").utf8)
             if request.headerFields[.contentType] == nil {
@@ -102,7 +112,8 @@ struct RequestCommand: AsyncParsableCommand {
             if origin.scheme == "http", !origin.isLoopback, !allowHTTP {
                 throw CLIFailure(
                     "refusing to send the credential for \(origin) over plain http, where anyone on the path can read it;"
-                        + " use https, or pass --allow-http to allow it for this origin")
+                        + " use https, or pass --allow-http to allow it for this origin"
+                )
             }
             await store.add(Credential(user: name, password: password), for: origin, allowingPlainHTTP: allowHTTP)
         }
@@ -114,8 +125,10 @@ struct RequestCommand: AsyncParsableCommand {
             var configuration = AuthenticatingClient.Configuration()
             configuration.preemptive = preemptive
             let client = AuthenticatingClient(
-                transport: verbose ? PrintingTransport(inner: transport) : transport, credentials: store,
-                configuration: configuration)
+                transport: verbose ? PrintingTransport(inner: transport) : transport,
+                credentials: store,
+                configuration: configuration
+            )
             do {
                 return .success(try await client.send(request, body: body))
             } catch {

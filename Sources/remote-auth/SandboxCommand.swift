@@ -89,7 +89,9 @@ struct SandboxCommand: AsyncParsableCommand {
                 var text = "RemoteAuth sandbox listening on \(sandbox.baseURL)\n"
                 if let shownPin { text += "TLS SPKI pin: sha256//\(shownPin)\n" }
                 text += "\n" + SandboxBanner.endpoints(base: sandbox.baseURL) + SandboxBanner.identities(banner)
-                if banner.autoApprove { text += "Auto-approve: every authorize request is approved as \(banner.users.first?.name ?? "?").\n" }
+                if banner.autoApprove {
+                    text += "Auto-approve: every authorize request is approved as \(banner.users.first?.name ?? "?").\n"
+                }
                 FileHandle.standardOutput.write(Data(text.utf8))
             }
         } catch let error as SandboxError {

@@ -21,7 +21,9 @@ struct SignOAuth1: ParsableCommand {
     )
 
     enum PrintChoice: String, ExpressibleByArgument, CaseIterable {
-        case header, baseString = "base-string", signature, url
+        case header
+        case baseString = "base-string"
+        case signature, url
     }
 
     @Argument(help: "The HTTP method, such as GET or POST.")
@@ -66,7 +68,13 @@ struct SignOAuth1: ParsableCommand {
     @Flag(help: "Do not send oauth_version=\"1.0\" (it is optional).")
     var omitVersion = false
 
-    @Option(name: .customShort("d"), help: ArgumentHelp("A form-body parameter, NAME=VALUE, value taken literally (repeatable).", valueName: "name=value"))
+    @Option(
+        name: .customShort("d"),
+        help: ArgumentHelp(
+            "A form-body parameter, NAME=VALUE, value taken literally (repeatable).",
+            valueName: "name=value"
+        )
+    )
     var data: [String] = []
 
     enum PlacementChoice: String, ExpressibleByArgument, CaseIterable {
@@ -93,7 +101,9 @@ struct SignOAuth1: ParsableCommand {
         }
         let methodName = OAuth1.SignatureMethod(rawValue: signatureMethod.uppercased())
         guard OAuth1.SignatureMethod.supported.contains(methodName) else {
-            throw CLIFailure("unknown signature method: '\(signatureMethod)' (use HMAC-SHA1, HMAC-SHA256, RSA-SHA1 or PLAINTEXT)")
+            throw CLIFailure(
+                "unknown signature method: '\(signatureMethod)' (use HMAC-SHA1, HMAC-SHA256, RSA-SHA1 or PLAINTEXT)"
+            )
         }
         var key: OAuth1.RSAPrivateKey? = nil
         if methodName == .rsaSHA1 {
@@ -111,7 +121,9 @@ struct SignOAuth1: ParsableCommand {
         }
         let clientSecret = consumerSecret ?? environment["REMOTE_AUTH_CONSUMER_SECRET"]
         guard clientSecret != nil || methodName == .rsaSHA1 else {
-            throw CLIFailure("missing secret: --consumer-secret (or REMOTE_AUTH_CONSUMER_SECRET) is required for \(methodName)")
+            throw CLIFailure(
+                "missing secret: --consumer-secret (or REMOTE_AUTH_CONSUMER_SECRET) is required for \(methodName)"
+            )
         }
         var tokenCredentials: OAuth1.TokenCredentials? = nil
         if let token {
@@ -154,11 +166,19 @@ struct SignOAuth1: ParsableCommand {
                 privateKey: key
             )
             let options = OAuth1.SigningOptions(
-                placement: placement.placement, realm: realm, callback: callback, verifier: verifier, includeVersion: !omitVersion)
+                placement: placement.placement,
+                realm: realm,
+                callback: callback,
+                verifier: verifier,
+                includeVersion: !omitVersion
+            )
             signed = try signer.sign(
-                request, body: body, options: options,
+                request,
+                body: body,
+                options: options,
                 nonce: nonce ?? OAuth1.Nonce.random(),
-                timestamp: timestamp ?? String(Int64(Date().timeIntervalSince1970)))
+                timestamp: timestamp ?? String(Int64(Date().timeIntervalSince1970))
+            )
         } catch let error as OAuth1Error {
             throw CLIFailure("cannot sign: \(error.reason)")
         }

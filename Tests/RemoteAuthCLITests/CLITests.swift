@@ -22,7 +22,11 @@ enum CLI {
         throw Missing(description: "remote-auth was not built next to \(CommandLine.arguments[0])")
     }
 
-    static func run(_ arguments: [String], environment: [String: String] = [:], stdin: String? = nil) throws -> CLIResult {
+    static func run(
+        _ arguments: [String],
+        environment: [String: String] = [:],
+        stdin: String? = nil
+    ) throws -> CLIResult {
         let process = Process()
         process.executableURL = try binary()
         process.arguments = arguments
@@ -31,7 +35,9 @@ enum CLI {
         process.environment = env
         // Files rather than pipes: reading a pipe from Foundation on Linux can die on EINTR
         // while other test processes come and go.
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("remote-auth-cli-\(UUID().uuidString)")
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "remote-auth-cli-\(UUID().uuidString)"
+        )
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
         let paths = ["out", "err", "in"].map { scratch.appendingPathComponent($0).path }
@@ -52,7 +58,8 @@ enum CLI {
         return CLIResult(
             status: process.terminationStatus,
             stdout: String(decoding: try Data(contentsOf: URL(fileURLWithPath: paths[0])), as: UTF8.self),
-            stderr: String(decoding: try Data(contentsOf: URL(fileURLWithPath: paths[1])), as: UTF8.self))
+            stderr: String(decoding: try Data(contentsOf: URL(fileURLWithPath: paths[1])), as: UTF8.self)
+        )
     }
 
     /// A temporary file holding `contents`.
@@ -94,7 +101,10 @@ let twitterArguments = [
             try CLI.run(twitterArguments + ["--print", "url", "--placement", "query"]).stdout
                 == "https://api.twitter.com/1.1/statuses/update.json?include_entities=true&oauth_consumer_key=xvz1evFS4wEEPTGEFPHBog&oauth_nonce=kYjzVBB8Y0ZFabxSWbWovY3uYSQ2pTgmZeNu2VS4cg&oauth_signature=hCtSmYh%2BiHYCEqBWrE7C7hYmtUk%3D&oauth_signature_method=HMAC-SHA1&oauth_timestamp=1318622958&oauth_token=370773112-GmHxMAgYyLbNEtIKZeRNFsMKPR9EyMZeS9weJAEb&oauth_version=1.0\n"
         )
-        #expect(try CLI.run(twitterArguments + ["--print", "url"]).stdout == "https://api.twitter.com/1.1/statuses/update.json?include_entities=true\n")
+        #expect(
+            try CLI.run(twitterArguments + ["--print", "url"]).stdout
+                == "https://api.twitter.com/1.1/statuses/update.json?include_entities=true\n"
+        )
     }
 
     /// Secrets from the environment sign the same.
@@ -109,7 +119,8 @@ let twitterArguments = [
             environment: [
                 "REMOTE_AUTH_CONSUMER_SECRET": "kAcSOqF21Fu85e7zjz7ZN2U4ZRhfV3WpwPAoE3Z7kBw",
                 "REMOTE_AUTH_TOKEN_SECRET": "LswwdoUaIvS8ltyTt5jkRh4J50vUPVVHtR2YPi5kE",
-            ])
+            ]
+        )
         #expect(result.stdout == "hCtSmYh+iHYCEqBWrE7C7hYmtUk=\n")
     }
 
@@ -117,7 +128,8 @@ let twitterArguments = [
     @Test func rfcInitiateRequest() throws {
         let result = try CLI.run([
             "sign", "oauth1", "POST", "https://photos.example.net/initiate", "--consumer-key", "dpf43f3p2l4k3l03",
-            "--consumer-secret", "kd94hf93k423kf44", "--nonce", "wIjqoS", "--timestamp", "137131200", "--realm", "Photos",
+            "--consumer-secret", "kd94hf93k423kf44", "--nonce", "wIjqoS", "--timestamp", "137131200", "--realm",
+            "Photos",
             "--callback", "http://printer.example.com/ready", "--omit-version",
         ])
         #expect(
@@ -128,7 +140,8 @@ let twitterArguments = [
 
     @Test func plaintextAndRSA() throws {
         let plaintext = try CLI.run([
-            "sign", "oauth1", "POST", "https://server.example.com/request_temp_credentials", "--consumer-key", "jd83jd92dhsh93js",
+            "sign", "oauth1", "POST", "https://server.example.com/request_temp_credentials", "--consumer-key",
+            "jd83jd92dhsh93js",
             "--consumer-secret", "ja893SD9", "--signature-method", "PLAINTEXT", "--print", "signature",
         ])
         #expect(plaintext.stdout == "ja893SD9&\n")
@@ -141,7 +154,9 @@ let twitterArguments = [
         #expect(noBase.stderr.hasPrefix("remote-auth: no base string"))
 
         // The oauth.net test key and case (see ../shared/vectors/SOURCES.md).
-        let vectors = try JSONSerialization.jsonObject(with: Data(contentsOf: try vectorsURL("oauth1_signing.json"))) as! [[String: Any]]
+        let vectors =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: try vectorsURL("oauth1_signing.json")))
+            as! [[String: Any]]
         let rsa = vectors.first { $0["name"] as? String == "oauth_net_testcases_rsa_sha1" }!
         let keyFile = try CLI.temporaryFile(rsa["rsa_private_key_pem"] as! String)
         let result = try CLI.run([
@@ -165,7 +180,11 @@ let twitterArguments = [
     ])
     func badInput(extra: [String], prefix: String) throws {
         let result = try CLI.run(
-            ["sign", "oauth1", "GET", "https://example.com/", "--consumer-key", "k", "--consumer-secret", "sekrit-value"] + extra)
+            [
+                "sign", "oauth1", "GET", "https://example.com/", "--consumer-key", "k", "--consumer-secret",
+                "sekrit-value",
+            ] + extra
+        )
         #expect(result.status == 2)
         #expect(result.stdout == "")
         #expect(result.stderr.hasPrefix(prefix), "\(result.stderr)")
@@ -183,7 +202,9 @@ let twitterArguments = [
         let missing = try CLI.run(["sign", "oauth1", "GET", "https://example.com/", "--consumer-key", "k"])
         #expect(missing.status == 2)
         #expect(missing.stderr.hasPrefix("remote-auth: missing secret"))
-        let badURL = try CLI.run(["sign", "oauth1", "GET", "example.com/", "--consumer-key", "k", "--consumer-secret", "s"])
+        let badURL = try CLI.run([
+            "sign", "oauth1", "GET", "example.com/", "--consumer-key", "k", "--consumer-secret", "s",
+        ])
         #expect(badURL.status == 2)
         #expect(badURL.stderr.hasPrefix("remote-auth: invalid URL"))
     }
@@ -196,7 +217,9 @@ func vectorsURL(_ name: String, file: String = #filePath) throws -> URL {
         if FileManager.default.fileExists(atPath: dir.appendingPathComponent("Package.swift").path) {
             let url = dir.deletingLastPathComponent().appendingPathComponent("shared/vectors/\(name)")
             guard FileManager.default.fileExists(atPath: url.path) else {
-                throw CLI.Missing(description: "\(url.path) is missing (expected ../shared/vectors beside the package root)")
+                throw CLI.Missing(
+                    description: "\(url.path) is missing (expected ../shared/vectors beside the package root)"
+                )
             }
             return url
         }

@@ -47,13 +47,17 @@ func withSandboxProcess<T>(_ body: (String) async throws -> T) async throws -> T
                 #expect(result.status == 0)
             }
             // A form body, hashed by auth-int.
-            let post = try CLI.run(["request", "-d", "status=hello world", "--user", "alice:wonderland", base + "/digest/SHA-256/auth-int/"])
+            let post = try CLI.run([
+                "request", "-d", "status=hello world", "--user", "alice:wonderland", base + "/digest/SHA-256/auth-int/",
+            ])
             #expect(post.stdout == aliceJSON)
             #expect(post.stderr == "")
             #expect(post.status == 0)
             // USER alone, the password from the environment.
             let fromEnvironment = try CLI.run(
-                ["request", "--user", "alice", base + "/basic/"], environment: ["REMOTE_AUTH_PASSWORD": "wonderland"])
+                ["request", "--user", "alice", base + "/basic/"],
+                environment: ["REMOTE_AUTH_PASSWORD": "wonderland"]
+            )
             #expect(fromEnvironment.stdout == aliceJSON)
             #expect(fromEnvironment.status == 0)
         }
@@ -81,7 +85,9 @@ func withSandboxProcess<T>(_ body: (String) async throws -> T) async throws -> T
     /// -v: each head on stderr, Authorization redacted; the body alone on stdout.
     @Test func verboseRedacts() async throws {
         try await withSandboxProcess { base in
-            let result = try CLI.run(["request", "-v", "--preemptive", "-H", "Cookie: s=1", "--user", "alice:wonderland", base + "/basic/"])
+            let result = try CLI.run([
+                "request", "-v", "--preemptive", "-H", "Cookie: s=1", "--user", "alice:wonderland", base + "/basic/",
+            ])
             #expect(result.stdout == aliceJSON)
             #expect(result.status == 0)
             let lines = result.stderr.split(separator: "\n").map(String.init).filter { !$0.hasPrefix("< Date:") }
@@ -89,7 +95,9 @@ func withSandboxProcess<T>(_ body: (String) async throws -> T) async throws -> T
                 lines == [
                     "> GET \(base)/basic/", "> Cookie: <redacted>", "> Authorization: Basic <redacted>",
                     "< 200 OK", "< Content-Type: application/json", "< Content-Length: \(aliceJSON.utf8.count)",
-                ], "\(result.stderr)")
+                ],
+                "\(result.stderr)"
+            )
             #expect(!result.stderr.contains("YWxpY2U6d29uZGVybGFuZA"))
         }
     }
@@ -102,7 +110,12 @@ func withSandboxProcess<T>(_ body: (String) async throws -> T) async throws -> T
                 #expect(same.stdout == aliceJSON)
                 #expect(same.status == 0)
                 let other = try CLI.run(
-                    ["request", "--preemptive", "--user", "alice:wonderland", a + "/redirect?to=" + b.replacingOccurrences(of: ":", with: "%3A").replacingOccurrences(of: "/", with: "%2F") + "%2Fbasic%2F"])
+                    [
+                        "request", "--preemptive", "--user", "alice:wonderland",
+                        a + "/redirect?to="
+                            + b.replacingOccurrences(of: ":", with: "%3A").replacingOccurrences(of: "/", with: "%2F")
+                            + "%2Fbasic%2F",
+                    ])
                 #expect(other.stdout == "{\"authenticated\":false}")
                 #expect(other.stderr == "remote-auth: HTTP 401 Unauthorized\n")
                 #expect(other.status == 1)
@@ -126,7 +139,10 @@ func withSandboxProcess<T>(_ body: (String) async throws -> T) async throws -> T
         #expect(header.stderr == "remote-auth: invalid header 'no colon': expected 'Name: value'\n")
         #expect(header.status == 2)
         let url = try CLI.run(["request", "example.org"])
-        #expect(url.stderr == "remote-auth: invalid URL: 'example.org' is not an absolute URL (expected scheme://host/path)\n")
+        #expect(
+            url.stderr
+                == "remote-auth: invalid URL: 'example.org' is not an absolute URL (expected scheme://host/path)\n"
+        )
         #expect(url.status == 2)
     }
 }

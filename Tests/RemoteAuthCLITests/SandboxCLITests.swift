@@ -1,13 +1,14 @@
 import Foundation
 import Testing
 
-
 @Suite struct SandboxCLITests {
     /// `remote-auth sandbox --port 0`: the first line names the URL, the demo identities are
     /// printed, and SIGTERM stops it cleanly. (Serving is tested over sockets in
     /// RemoteAuthIntegrationTests and by scripts/interop.sh.)
     @Test func startsAndStops() async throws {
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent("sandbox-cli-\(UUID().uuidString).out")
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "sandbox-cli-\(UUID().uuidString).out"
+        )
         _ = FileManager.default.createFile(atPath: output.path, contents: nil)
         defer { try? FileManager.default.removeItem(at: output) }
         let process = Process()

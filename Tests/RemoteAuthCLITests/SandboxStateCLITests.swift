@@ -81,24 +81,35 @@ private func exchange(_ request: HTTPRequest, body: [UInt8]?, client: HTTPClient
     /// `--state FILE`: a request token issued before a SIGKILL is still known after a restart,
     /// and the file is created 0600.
     @Test func stateSurvivesAKill() async throws {
-        let state = FileManager.default.temporaryDirectory.appendingPathComponent("state-\(UUID().uuidString).json").path
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("state-\(UUID().uuidString).json")
+            .path
         defer { try? FileManager.default.removeItem(atPath: state) }
         let first = try SandboxProcess(["--state", state])
         let base = try await first.baseURL()
         let signer = try OAuth1.Signer(client: .init(key: "demo-consumer", secret: "demo-consumer-secret"))
         let signed = try signer.sign(
             try HTTPRequest(method: .post, absoluteURL: base + "/oauth/request_token"),
-            options: .init(callback: "oob"), nonce: OAuth1.Nonce.random(), timestamp: String(Int64(Date().timeIntervalSince1970)))
+            options: .init(callback: "oob"),
+            nonce: OAuth1.Nonce.random(),
+            timestamp: String(Int64(Date().timeIntervalSince1970))
+        )
         let (status, body) = try await httpExchange(signed.request)
         #expect(status == 200)
-        let token = try #require(try OAuth1.SignatureBaseString.formParameters(body).first { $0.name == "oauth_token" }?.value)
+        let token = try #require(
+            try OAuth1.SignatureBaseString.formParameters(body).first { $0.name == "oauth_token" }?.value
+        )
         first.kill()
 
         let mode = try FileManager.default.attributesOfItem(atPath: state)[.posixPermissions] as? NSNumber
         #expect(mode?.intValue == 0o600)
 
         let second = try SandboxProcess(["--state", state])
-        let page = try await httpExchange(try HTTPRequest(method: .get, absoluteURL: try await second.baseURL() + "/oauth/authorize?oauth_token=" + token))
+        let page = try await httpExchange(
+            try HTTPRequest(
+                method: .get,
+                absoluteURL: try await second.baseURL() + "/oauth/authorize?oauth_token=" + token
+            )
+        )
         #expect(page.0 == 200)
         #expect(page.1.contains("RemoteAuth Demo"))
     }
@@ -111,7 +122,10 @@ private func exchange(_ request: HTTPRequest, body: [UInt8]?, client: HTTPClient
         let sandbox = try SandboxProcess(["--cert", cert, "--key", key])
         let lines = try await sandbox.banner()
         #expect(lines.first?.hasPrefix("RemoteAuth sandbox listening on https://127.0.0.1:") == true)
-        #expect(lines.dropFirst().first == "TLS SPKI pin: sha256//" + (try SandboxTLS.spkiSHA256(certificateChainPEM: material.certificateChainPEM)))
+        #expect(
+            lines.dropFirst().first == "TLS SPKI pin: sha256//"
+                + (try SandboxTLS.spkiSHA256(certificateChainPEM: material.certificateChainPEM))
+        )
     }
 
     @Test func unreadableCertificate() throws {

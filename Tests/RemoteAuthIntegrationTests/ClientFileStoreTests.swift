@@ -9,7 +9,9 @@ import Testing
 /// Persistence levels: none (one use), for the client's lifetime, permanent (a 0600 file).
 @Suite struct ClientFileStoreTests {
     func temporaryPath() -> String {
-        FileManager.default.temporaryDirectory.appendingPathComponent("remote-auth-\(UUID().uuidString)/credentials.json").path
+        FileManager.default.temporaryDirectory.appendingPathComponent(
+            "remote-auth-\(UUID().uuidString)/credentials.json"
+        ).path
     }
 
     @Test func permanentCredentialsSurviveAndAreMode0600() async throws {
@@ -18,7 +20,11 @@ import Testing
         let scope = try AuthScope(url: "https://api.example.com:8443", realm: "Photos")
         let store = try FileCredentialStore(path: path)
         try await store.add(Credential(user: "alice", password: "wonderland"), for: scope)
-        try await store.add(Credential(user: "bob", password: "builder"), for: try AuthScope(url: "https://b.example"), persistence: .forClient)
+        try await store.add(
+            Credential(user: "bob", password: "builder"),
+            for: try AuthScope(url: "https://b.example"),
+            persistence: .forClient
+        )
 
         let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber
         #expect(mode?.intValue == 0o600)
@@ -49,11 +55,15 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
         try await Sandbox.withSandbox { sandbox in
             let store = try FileCredentialStore(path: path)
-            try await store.add(Credential(user: "alice", password: "wonderland"), for: try AuthScope(url: sandbox.baseURL))
+            try await store.add(
+                Credential(user: "alice", password: "wonderland"),
+                for: try AuthScope(url: sandbox.baseURL)
+            )
             try await AsyncHTTPClientTransport.withTransport { transport in
                 let client = AuthenticatingClient(transport: transport, credentials: store)
                 let (response, body) = try await client.send(
-                    try HTTPRequest(method: .get, absoluteURL: sandbox.baseURL + "/digest/SHA-256/auth/"))
+                    try HTTPRequest(method: .get, absoluteURL: sandbox.baseURL + "/digest/SHA-256/auth/")
+                )
                 #expect(response.status == .ok)
                 #expect(String(decoding: body, as: UTF8.self) == aliceJSON)
             }

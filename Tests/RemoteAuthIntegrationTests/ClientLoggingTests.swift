@@ -52,7 +52,11 @@ final class LogSink: Sendable {
                 configuration.logger = sink.logger
                 configuration.preemptive = true
                 let recording = RecordingTransport(transport)
-                let client = AuthenticatingClient(transport: recording, credentials: store, configuration: configuration)
+                let client = AuthenticatingClient(
+                    transport: recording,
+                    credentials: store,
+                    configuration: configuration
+                )
                 let cookie: HTTPFields = [.cookie: "session=cookie-secret-value"]
                 #expect(try await client.get(sandbox.baseURL + "/basic/", headers: cookie).status == 200)
                 #expect(try await client.get(sandbox.baseURL + "/digest/SHA-256/auth/", headers: cookie).status == 200)

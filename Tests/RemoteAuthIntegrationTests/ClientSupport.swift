@@ -43,7 +43,9 @@ let aliceJSON = "{\"authenticated\": true, \"user\": \"alice\"}"
 
 /// A client with alice's credential for `origins` (realm-less scopes), over AHC, recording.
 func withClient(
-    credentialFor origins: [String], credential: Credential = alice, preemptive: Bool = false,
+    credentialFor origins: [String],
+    credential: Credential = alice,
+    preemptive: Bool = false,
     maximumRedirects: Int = 10,
     tls: TLSConfiguration? = nil,
     over kind: TransportKind = .asyncHTTPClient,
@@ -70,9 +72,15 @@ func withClient(
 }
 
 extension AuthenticatingClient {
-    func get(_ url: String, headers: HTTPFields = [:], preemptive: Bool? = nil) async throws -> (status: Int, body: String) {
+    func get(
+        _ url: String,
+        headers: HTTPFields = [:],
+        preemptive: Bool? = nil
+    ) async throws -> (status: Int, body: String) {
         let (response, body) = try await send(
-            try HTTPRequest(method: .get, absoluteURL: url, headerFields: headers), preemptive: preemptive)
+            try HTTPRequest(method: .get, absoluteURL: url, headerFields: headers),
+            preemptive: preemptive
+        )
         return (response.status.code, String(decoding: body, as: UTF8.self))
     }
 }

@@ -27,7 +27,8 @@ import Testing
     /// Preemptive mode, per client and per request: 10 requests, 10 round trips.
     @Test func preemptive() async throws {
         try await Sandbox.withSandbox { sandbox in
-            try await withClient(credentialFor: [sandbox.baseURL], preemptive: true) { (client, recording) async throws in
+            try await withClient(credentialFor: [sandbox.baseURL], preemptive: true) {
+                (client, recording) async throws in
                 for _ in 0..<10 { #expect(try await client.status(sandbox.baseURL + "/basic/") == 200) }
                 #expect(await client.roundTrips == 10)
                 #expect(recording.hops.allSatisfy { $0.status == 200 && $0.authorization?.hasPrefix("Basic ") == true })
@@ -46,7 +47,9 @@ import Testing
         try await Sandbox.withSandbox { sandbox in
             let wrong = Credential(user: "alice", password: "looking-glass")
             try await withClient(credentialFor: [sandbox.baseURL], credential: wrong) { (client, _) async throws in
-                let error = await #expect(throws: ClientError.self) { try await client.get(sandbox.baseURL + "/basic/") }
+                let error = await #expect(throws: ClientError.self) {
+                    try await client.get(sandbox.baseURL + "/basic/")
+                }
                 #expect(error?.code == .authenticationFailed)
                 #expect(error?.challenge?.hasScheme("Basic") == true)
                 #expect(error?.challenge?.parameter("realm") == "RemoteAuth Sandbox")
@@ -55,8 +58,11 @@ import Testing
                 #expect(await client.roundTrips == 2)
             }
             // Preemptive: the credential already sent is not sent again.
-            try await withClient(credentialFor: [sandbox.baseURL], credential: wrong, preemptive: true) { (client, _) async throws in
-                let error = await #expect(throws: ClientError.self) { try await client.get(sandbox.baseURL + "/basic/") }
+            try await withClient(credentialFor: [sandbox.baseURL], credential: wrong, preemptive: true) {
+                (client, _) async throws in
+                let error = await #expect(throws: ClientError.self) {
+                    try await client.get(sandbox.baseURL + "/basic/")
+                }
                 #expect(error?.code == .authenticationFailed)
                 #expect(await client.roundTrips == 1)
             }
@@ -80,7 +86,9 @@ import Testing
     @Test func digestOnlyCredentialIgnoresBasic() async throws {
         try await Sandbox.withSandbox { sandbox in
             try await withClient(
-                credentialFor: [sandbox.baseURL], credential: .digest(user: "alice", password: "wonderland"), preemptive: true
+                credentialFor: [sandbox.baseURL],
+                credential: .digest(user: "alice", password: "wonderland"),
+                preemptive: true
             ) { (client, recording) async throws in
                 #expect(try await client.status(sandbox.baseURL + "/basic/") == 401)
                 #expect(recording.hops.count == 1)
@@ -93,7 +101,10 @@ import Testing
 @Suite struct ClientDigestTests {
     /// Each algorithm and qop: 10 requests to one protection space cost 11 round trips, the
     /// nonce is reused with nc 1…10; auth-int hashes a POST body.
-    @Test(arguments: ["MD5", "MD5-sess", "SHA-256", "SHA-256-sess", "SHA-512-256", "SHA-512-256-sess"], ["auth", "auth-int"])
+    @Test(
+        arguments: ["MD5", "MD5-sess", "SHA-256", "SHA-256-sess", "SHA-512-256", "SHA-512-256-sess"],
+        ["auth", "auth-int"]
+    )
     func tenRequestsElevenRoundTrips(algorithm: String, qop: String) async throws {
         try await Sandbox.withSandbox { sandbox in
             let url = sandbox.baseURL + "/digest/\(algorithm)/\(qop)/"
@@ -107,7 +118,9 @@ import Testing
                     #expect(String(decoding: responseBody, as: UTF8.self) == aliceJSON)
                 }
                 #expect(await client.roundTrips == 11)
-                let answers = try recording.hops.compactMap(\.authorization).map { try DigestAuthorization(headerValue: $0) }
+                let answers = try recording.hops.compactMap(\.authorization).map {
+                    try DigestAuthorization(headerValue: $0)
+                }
                 #expect(answers.count == 10)
                 #expect(Set(answers.map(\.nonce)).count == 1)
                 #expect(answers.map(\.nonceCount) == (1...10).map { UInt32($0) })
@@ -133,9 +146,12 @@ import Testing
                 #expect(await client.roundTrips == 4)
                 #expect(recording.hops.map(\.status) == [401, 200, 401, 200])
                 let renewal = try DigestChallenge(
-                    headerValue: try #require(recording.hops[2].response.headerFields[.wwwAuthenticate]))
+                    headerValue: try #require(recording.hops[2].response.headerFields[.wwwAuthenticate])
+                )
                 #expect(renewal.stale)
-                let nonces = try recording.hops.compactMap(\.authorization).map { try DigestAuthorization(headerValue: $0).nonce }
+                let nonces = try recording.hops.compactMap(\.authorization).map {
+                    try DigestAuthorization(headerValue: $0).nonce
+                }
                 #expect(nonces.count == 3 && nonces[0] == nonces[1] && nonces[1] != nonces[2])
                 #expect(try await client.status(url) == 200)
                 #expect(await client.roundTrips == 5)
@@ -156,7 +172,9 @@ import Testing
                 #expect(try await client.status(url) == 200)
                 clock.advance(by: 151)
                 let (response, _) = try await client.send(try HTTPRequest(method: .get, absoluteURL: url))
-                let info = try DigestAuthenticationInfo(headerValue: try #require(response.headerFields[.authenticationInfo]))
+                let info = try DigestAuthenticationInfo(
+                    headerValue: try #require(response.headerFields[.authenticationInfo])
+                )
                 let nextnonce = try #require(info.nextnonce)
                 #expect(try await client.status(url) == 200)
                 #expect(await client.roundTrips == 4)
@@ -171,7 +189,8 @@ import Testing
     @Test func wrongPasswordStopsAfterOneRetry() async throws {
         try await Sandbox.withSandbox { sandbox in
             let url = sandbox.baseURL + "/digest/SHA-512-256/auth/"
-            try await withClient(credentialFor: [sandbox.baseURL], credential: .digest(user: "alice", password: "nope")) {
+            try await withClient(credentialFor: [sandbox.baseURL], credential: .digest(user: "alice", password: "nope"))
+            {
                 (client, _) async throws in
                 let error = await #expect(throws: ClientError.self) { try await client.get(url) }
                 #expect(error?.code == .authenticationFailed)
@@ -190,9 +209,12 @@ import Testing
     /// Same origin: the credential follows the redirect.
     @Test func sameOriginKeepsCredentials() async throws {
         try await Sandbox.withSandbox { sandbox in
-            try await withClient(credentialFor: [sandbox.baseURL], preemptive: true) { (client, recording) async throws in
+            try await withClient(credentialFor: [sandbox.baseURL], preemptive: true) {
+                (client, recording) async throws in
                 for status in [301, 302, 303, 307, 308] {
-                    let result = try await client.get(redirect(sandbox.baseURL, to: sandbox.baseURL + "/basic/", status: status))
+                    let result = try await client.get(
+                        redirect(sandbox.baseURL, to: sandbox.baseURL + "/basic/", status: status)
+                    )
                     #expect(result.status == 200, "\(status)")
                 }
                 #expect(await client.roundTrips == 10)
@@ -208,7 +230,8 @@ import Testing
     @Test func anotherPortGetsNoCredential() async throws {
         try await Sandbox.withSandbox { a in
             try await Sandbox.withSandbox { b in
-                try await withClient(credentialFor: [a.baseURL, b.baseURL], preemptive: true) { (client, recording) async throws in
+                try await withClient(credentialFor: [a.baseURL, b.baseURL], preemptive: true) {
+                    (client, recording) async throws in
                     let result = try await client.get(redirect(a.baseURL, to: b.baseURL + "/basic/"))
                     #expect(result.status == 401)
                     #expect(recording.hops.count == 2)
@@ -218,7 +241,9 @@ import Testing
 
                     let basic = try BasicCredentials(user: "alice", password: "wonderland").authorization
                     let explicit = try await client.get(
-                        redirect(a.baseURL, to: b.baseURL + "/basic/"), headers: [.authorization: basic, .cookie: "s=1"])
+                        redirect(a.baseURL, to: b.baseURL + "/basic/"),
+                        headers: [.authorization: basic, .cookie: "s=1"]
+                    )
                     #expect(explicit.status == 401)
                     #expect(!recording.hops[3].hasAuthorization)
                     #expect(recording.hops[3].request.headerFields[.cookie] == nil)
@@ -281,7 +306,10 @@ import Testing
         try await Sandbox.withSandbox { sandbox in
             try await withClient(credentialFor: [], maximumRedirects: 2) { (client, _) async throws in
                 let target = sandbox.baseURL + "/basic/"
-                let chain = redirect(sandbox.baseURL, to: redirect(sandbox.baseURL, to: redirect(sandbox.baseURL, to: target)))
+                let chain = redirect(
+                    sandbox.baseURL,
+                    to: redirect(sandbox.baseURL, to: redirect(sandbox.baseURL, to: target))
+                )
                 let error = await #expect(throws: ClientError.self) { try await client.get(chain) }
                 #expect(error?.code == .tooManyRedirects)
                 #expect(await client.roundTrips == 3)
@@ -304,7 +332,10 @@ func trustingConfiguration(_ material: SandboxConfiguration.TLSMaterial) throws 
         try await Sandbox.withSandbox { sandbox in
             let url = sandbox.baseURL + "/digest/SHA-256/auth/"
             try await AsyncHTTPClientTransport.withTransport { transport in
-                let (response, body) = try await transport.send(try HTTPRequest(method: .get, absoluteURL: url), body: nil)
+                let (response, body) = try await transport.send(
+                    try HTTPRequest(method: .get, absoluteURL: url),
+                    body: nil
+                )
                 let direct = try await Wire.get(url)
                 #expect(response.status.code == direct.status)
                 #expect(response.status.reasonPhrase == "Unauthorized")

@@ -15,7 +15,8 @@ import Testing
                 #expect(result.body == aliceJSON)
                 #expect(recording.hops.map(\.status) == [401, 200])
             }
-            try await withClient(credentialFor: [sandbox.baseURL], preemptive: true, over: kind) { (client, _) async throws in
+            try await withClient(credentialFor: [sandbox.baseURL], preemptive: true, over: kind) {
+                (client, _) async throws in
                 #expect(try await client.status(sandbox.baseURL + "/basic/") == 200)
                 #expect(await client.roundTrips == 1)
             }
@@ -47,9 +48,13 @@ import Testing
                     #expect(!recording.hops[1].hasAuthorization)
                 }
                 try await withClient(
-                    credentialFor: [sandbox.baseURL], credential: Credential(user: "alice", password: "x"), over: kind
+                    credentialFor: [sandbox.baseURL],
+                    credential: Credential(user: "alice", password: "x"),
+                    over: kind
                 ) { (client, _) async throws in
-                    let error = await #expect(throws: ClientError.self) { try await client.get(sandbox.baseURL + "/basic/") }
+                    let error = await #expect(throws: ClientError.self) {
+                        try await client.get(sandbox.baseURL + "/basic/")
+                    }
                     #expect(error?.code == .authenticationFailed)
                     #expect(await client.roundTrips == 2)
                 }

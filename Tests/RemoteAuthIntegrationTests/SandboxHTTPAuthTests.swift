@@ -14,17 +14,26 @@ import Testing
             let challenge = try await Wire.get(url)
             #expect(challenge.status == 401)
             #expect(challenge.header("WWW-Authenticate") == "Basic realm=\"RemoteAuth Sandbox\", charset=\"UTF-8\"")
-            let ok = try await Wire.get(url, headers: [.authorization: try BasicCredentials(user: "alice", password: "wonderland").authorization])
+            let ok = try await Wire.get(
+                url,
+                headers: [.authorization: try BasicCredentials(user: "alice", password: "wonderland").authorization]
+            )
             #expect(ok.status == 200)
             #expect(ok.body == "{\"authenticated\": true, \"user\": \"alice\"}")
-            let wrong = try await Wire.get(url, headers: [.authorization: try BasicCredentials(user: "alice", password: "x").authorization])
+            let wrong = try await Wire.get(
+                url,
+                headers: [.authorization: try BasicCredentials(user: "alice", password: "x").authorization]
+            )
             #expect(wrong.status == 401)
         }
     }
 
     /// Every algorithm and qop: challenge, answer with RemoteAuth's Digest client, 200 with an
     /// `Authentication-Info` whose `rspauth` the client verifies.
-    @Test(arguments: ["MD5", "MD5-sess", "SHA-256", "SHA-256-sess", "SHA-512-256", "SHA-512-256-sess"], ["auth", "auth-int"])
+    @Test(
+        arguments: ["MD5", "MD5-sess", "SHA-256", "SHA-256-sess", "SHA-512-256", "SHA-512-256-sess"],
+        ["auth", "auth-int"]
+    )
     func digest(algorithm: String, qop: String) async throws {
         try await Sandbox.withSandbox { sandbox in
             let path = "/digest/\(algorithm)/\(qop)/"
@@ -36,23 +45,54 @@ import Testing
             let credentials = DigestCredentials(username: "alice", password: "wonderland")
             for count in UInt32(1)...3 {
                 let answer = try DigestResponse(
-                    challenge: challenge, credentials: credentials, method: .get, uri: path, body: [], nonceCount: count,
-                    cnonce: OAuth1.Nonce.random(), qop: DigestQOP(rawValue: qop))
-                let response = try await Wire.get(sandbox.baseURL + path, headers: [.authorization: answer.authorization])
+                    challenge: challenge,
+                    credentials: credentials,
+                    method: .get,
+                    uri: path,
+                    body: [],
+                    nonceCount: count,
+                    cnonce: OAuth1.Nonce.random(),
+                    qop: DigestQOP(rawValue: qop)
+                )
+                let response = try await Wire.get(
+                    sandbox.baseURL + path,
+                    headers: [.authorization: answer.authorization]
+                )
                 #expect(response.status == 200, "\(algorithm) \(qop) nc=\(count)")
                 #expect(response.body == "{\"authenticated\": true, \"user\": \"alice\"}")
-                let info = try DigestAuthenticationInfo(headerValue: try #require(response.header("Authentication-Info")))
+                let info = try DigestAuthenticationInfo(
+                    headerValue: try #require(response.header("Authentication-Info"))
+                )
                 #expect(answer.isValid(info, credentials: credentials, responseBody: Array(response.body.utf8)))
             }
             // The wrong password, and a replayed nonce count, get a fresh challenge.
             let wrong = try DigestResponse(
-                challenge: challenge, credentials: DigestCredentials(username: "alice", password: "nope"), method: .get, uri: path,
-                body: [], nonceCount: 4, cnonce: "c", qop: DigestQOP(rawValue: qop))
-            #expect(try await Wire.get(sandbox.baseURL + path, headers: [.authorization: wrong.authorization]).status == 401)
+                challenge: challenge,
+                credentials: DigestCredentials(username: "alice", password: "nope"),
+                method: .get,
+                uri: path,
+                body: [],
+                nonceCount: 4,
+                cnonce: "c",
+                qop: DigestQOP(rawValue: qop)
+            )
+            #expect(
+                try await Wire.get(sandbox.baseURL + path, headers: [.authorization: wrong.authorization]).status == 401
+            )
             let replay = try DigestResponse(
-                challenge: challenge, credentials: credentials, method: .get, uri: path, body: [], nonceCount: 2, cnonce: "c",
-                qop: DigestQOP(rawValue: qop))
-            #expect(try await Wire.get(sandbox.baseURL + path, headers: [.authorization: replay.authorization]).status == 401)
+                challenge: challenge,
+                credentials: credentials,
+                method: .get,
+                uri: path,
+                body: [],
+                nonceCount: 2,
+                cnonce: "c",
+                qop: DigestQOP(rawValue: qop)
+            )
+            #expect(
+                try await Wire.get(sandbox.baseURL + path, headers: [.authorization: replay.authorization]).status
+                    == 401
+            )
         }
     }
 
@@ -71,7 +111,13 @@ import Testing
             #expect(!challenge.stale)
 
             clock.advance(by: 40)
-            let answer = try DigestResponse(challenge: challenge, credentials: credentials, method: .get, uri: path, cnonce: "a")
+            let answer = try DigestResponse(
+                challenge: challenge,
+                credentials: credentials,
+                method: .get,
+                uri: path,
+                cnonce: "a"
+            )
             let aging = try await Wire.get(sandbox.baseURL + path, headers: [.authorization: answer.authorization])
             #expect(aging.status == 200)
             let info = try DigestAuthenticationInfo(headerValue: try #require(aging.header("Authentication-Info")))
@@ -79,20 +125,39 @@ import Testing
 
             clock.advance(by: 30)
             let late = try DigestResponse(
-                challenge: challenge, credentials: credentials, method: .get, uri: path, nonceCount: 2, cnonce: "b")
+                challenge: challenge,
+                credentials: credentials,
+                method: .get,
+                uri: path,
+                nonceCount: 2,
+                cnonce: "b"
+            )
             let stale = try await Wire.get(sandbox.baseURL + path, headers: [.authorization: late.authorization])
             #expect(stale.status == 401)
             let renewed = try DigestChallenge(headerValue: try #require(stale.header("WWW-Authenticate")))
             #expect(renewed.stale)
             #expect(renewed.nonce != challenge.nonce)
-            let retry = try DigestResponse(challenge: renewed, credentials: credentials, method: .get, uri: path, cnonce: "c")
-            #expect(try await Wire.get(sandbox.baseURL + path, headers: [.authorization: retry.authorization]).status == 200)
+            let retry = try DigestResponse(
+                challenge: renewed,
+                credentials: credentials,
+                method: .get,
+                uri: path,
+                cnonce: "c"
+            )
+            #expect(
+                try await Wire.get(sandbox.baseURL + path, headers: [.authorization: retry.authorization]).status == 200
+            )
 
             // A stale nonce with a wrong password is not called stale.
             clock.advance(by: 120)
             let wrong = try DigestResponse(
-                challenge: renewed, credentials: DigestCredentials(username: "alice", password: "x"), method: .get, uri: path,
-                nonceCount: 2, cnonce: "d")
+                challenge: renewed,
+                credentials: DigestCredentials(username: "alice", password: "x"),
+                method: .get,
+                uri: path,
+                nonceCount: 2,
+                cnonce: "d"
+            )
             let refused = try await Wire.get(sandbox.baseURL + path, headers: [.authorization: wrong.authorization])
             #expect(try DigestChallenge(headerValue: try #require(refused.header("WWW-Authenticate"))).stale == false)
         }
@@ -106,23 +171,46 @@ import Testing
             let first = try await Wire.get(sandbox.baseURL + path)
             let challenge = try DigestChallenge(headerValue: try #require(first.header("WWW-Authenticate")))
             let forged = try DigestResponse(
-                challenge: challenge, credentials: DigestCredentials(username: "alice", password: "guess"), method: .get,
-                uri: path, nonceCount: 0xFFFF_FFFF, cnonce: "x")
+                challenge: challenge,
+                credentials: DigestCredentials(username: "alice", password: "guess"),
+                method: .get,
+                uri: path,
+                nonceCount: 0xFFFF_FFFF,
+                cnonce: "x"
+            )
             let refused = try await Wire.get(sandbox.baseURL + path, headers: [.authorization: forged.authorization])
             #expect(refused.status == 401)
             let right = try DigestResponse(
-                challenge: challenge, credentials: DigestCredentials(username: "alice", password: "wonderland"), method: .get,
-                uri: path, nonceCount: 1, cnonce: "y")
+                challenge: challenge,
+                credentials: DigestCredentials(username: "alice", password: "wonderland"),
+                method: .get,
+                uri: path,
+                nonceCount: 1,
+                cnonce: "y"
+            )
             let accepted = try await Wire.get(sandbox.baseURL + path, headers: [.authorization: right.authorization])
             #expect(accepted.status == 200)
 
             // The same nonce on the MD5 route: unknown there.
             let md5Challenge = try DigestChallenge(
-                realm: challenge.realm, nonce: challenge.nonce, opaque: challenge.opaque, algorithm: .md5, qop: [.auth])
+                realm: challenge.realm,
+                nonce: challenge.nonce,
+                opaque: challenge.opaque,
+                algorithm: .md5,
+                qop: [.auth]
+            )
             let crossed = try DigestResponse(
-                challenge: md5Challenge, credentials: DigestCredentials(username: "alice", password: "wonderland"), method: .get,
-                uri: "/digest/MD5/auth/", nonceCount: 2, cnonce: "z")
-            let other = try await Wire.get(sandbox.baseURL + "/digest/MD5/auth/", headers: [.authorization: crossed.authorization])
+                challenge: md5Challenge,
+                credentials: DigestCredentials(username: "alice", password: "wonderland"),
+                method: .get,
+                uri: "/digest/MD5/auth/",
+                nonceCount: 2,
+                cnonce: "z"
+            )
+            let other = try await Wire.get(
+                sandbox.baseURL + "/digest/MD5/auth/",
+                headers: [.authorization: crossed.authorization]
+            )
             #expect(other.status == 401)
         }
     }
@@ -138,7 +226,9 @@ import Testing
 
     @Test func redirect() async throws {
         try await Sandbox.withSandbox { sandbox in
-            let response = try await Wire.get(sandbox.baseURL + "/redirect?to=http%3A%2F%2F127.0.0.2%3A9%2Fx&status=307")
+            let response = try await Wire.get(
+                sandbox.baseURL + "/redirect?to=http%3A%2F%2F127.0.0.2%3A9%2Fx&status=307"
+            )
             #expect(response.status == 307)
             #expect(response.header("Location") == "http://127.0.0.2:9/x")
         }
@@ -157,10 +247,16 @@ import Testing
         try await Sandbox.withSandbox(configuration) { sandbox in
             #expect(sandbox.baseURL.hasPrefix("https://127.0.0.1:"))
             var trusting = TLSConfiguration.makeClientConfiguration()
-            trusting.trustRoots = .certificates(try NIOSSLCertificate.fromPEMBytes(Array(material.certificateChainPEM.utf8)))
+            trusting.trustRoots = .certificates(
+                try NIOSSLCertificate.fromPEMBytes(Array(material.certificateChainPEM.utf8))
+            )
             let request = try HTTPRequest(
-                method: .get, absoluteURL: sandbox.baseURL + "/basic/",
-                headerFields: [.authorization: try BasicCredentials(user: "alice", password: "wonderland").authorization])
+                method: .get,
+                absoluteURL: sandbox.baseURL + "/basic/",
+                headerFields: [
+                    .authorization: try BasicCredentials(user: "alice", password: "wonderland").authorization
+                ]
+            )
             let ok = try await Wire.send(request, tls: trusting)
             #expect(ok.status == 200)
             await #expect(throws: (any Error).self) {

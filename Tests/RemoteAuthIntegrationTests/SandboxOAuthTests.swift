@@ -23,16 +23,26 @@ import Testing
             let approved = try await consent(base, token: requestToken.token)
             #expect(approved.status == 302)
             let location = try #require(approved.header("Location"))
-            #expect(location.hasPrefix("http://127.0.0.1:9/callback?app=1&oauth_token=\(requestToken.token)&oauth_verifier="))
+            #expect(
+                location.hasPrefix(
+                    "http://127.0.0.1:9/callback?app=1&oauth_token=\(requestToken.token)&oauth_verifier="
+                )
+            )
             #expect(approved.header("Set-Cookie")?.hasPrefix("remote_auth_session=") == true)
             let verifier = try #require(queryParameters(location)["oauth_verifier"])
 
             let exchange = try await OAuthClient(client: demoClient, token: requestToken).send(
-                .post, base + "/oauth/access_token", options: .init(verifier: verifier))
+                .post,
+                base + "/oauth/access_token",
+                options: .init(verifier: verifier)
+            )
             #expect(exchange.status == 200)
             #expect(exchange.form["screen_name"] == "alice")
             #expect(exchange.form["user_id"] == "1001")
-            let access = OAuth1.TokenCredentials(token: exchange.form["oauth_token"]!, secret: exchange.form["oauth_token_secret"]!)
+            let access = OAuth1.TokenCredentials(
+                token: exchange.form["oauth_token"]!,
+                secret: exchange.form["oauth_token_secret"]!
+            )
 
             let api = OAuthClient(client: demoClient, token: access)
             let text = "Hello Ladies + Gentlemen, 100% & ünïcödé 😀"
@@ -51,7 +61,10 @@ import Testing
 
             // The verifier is single use.
             let again = try await OAuthClient(client: demoClient, token: requestToken).send(
-                .post, base + "/oauth/access_token", options: .init(verifier: verifier))
+                .post,
+                base + "/oauth/access_token",
+                options: .init(verifier: verifier)
+            )
             #expect(again.status == 401)
             #expect(again.form["oauth_problem"] == "token_used")
         }
@@ -63,12 +76,19 @@ import Testing
             let base = sandbox.baseURL
             let access = try await signIn(base)
             let url = base + "/1.1/account/verify_credentials.json"
-            func expectProblem(_ response: Exchange, _ status: Int, _ problem: String, sourceLocation: SourceLocation = #_sourceLocation) {
+            func expectProblem(
+                _ response: Exchange,
+                _ status: Int,
+                _ problem: String,
+                sourceLocation: SourceLocation = #_sourceLocation
+            ) {
                 #expect(response.status == status, "\(response.body)", sourceLocation: sourceLocation)
                 #expect(response.form["oauth_problem"] == problem, "\(response.body)", sourceLocation: sourceLocation)
                 #expect(
-                    response.header("WWW-Authenticate") == "OAuth realm=\"RemoteAuth Sandbox\", oauth_problem=\"\(problem)\"",
-                    sourceLocation: sourceLocation)
+                    response.header("WWW-Authenticate")
+                        == "OAuth realm=\"RemoteAuth Sandbox\", oauth_problem=\"\(problem)\"",
+                    sourceLocation: sourceLocation
+                )
             }
 
             // Unsigned.
@@ -80,11 +100,15 @@ import Testing
             expectProblem(try await wrong.send(.get, url), 401, "signature_invalid")
             // Unknown client, unknown token.
             expectProblem(
-                try await OAuthClient(client: .init(key: "who", secret: "x"), token: access).send(.get, url), 401,
-                "consumer_key_unknown")
+                try await OAuthClient(client: .init(key: "who", secret: "x"), token: access).send(.get, url),
+                401,
+                "consumer_key_unknown"
+            )
             expectProblem(
-                try await OAuthClient(client: demoClient, token: .init(token: "nope", secret: "x")).send(.get, url), 401,
-                "token_rejected")
+                try await OAuthClient(client: demoClient, token: .init(token: "nope", secret: "x")).send(.get, url),
+                401,
+                "token_rejected"
+            )
             // A replayed request: the same nonce and timestamp.
             let api = OAuthClient(client: demoClient, token: access)
             let signed = try api.sign(.get, url, nonce: "fixed-nonce-1")
@@ -115,7 +139,11 @@ import Testing
             let approved = try await consent(base, token: requestToken.token)
             let verifier = try #require(queryParameters(approved.header("Location") ?? "")["oauth_verifier"])
             let client = OAuthClient(client: demoClient, token: requestToken)
-            let wrong = try await client.send(.post, base + "/oauth/access_token", options: .init(verifier: verifier + "x"))
+            let wrong = try await client.send(
+                .post,
+                base + "/oauth/access_token",
+                options: .init(verifier: verifier + "x")
+            )
             #expect(wrong.status == 401)
             #expect(wrong.form["oauth_problem"] == "verifier_invalid")
             // A wrong guess does not burn the token.
@@ -132,7 +160,10 @@ import Testing
             #expect(denied.status == 302)
             #expect(denied.header("Location") == "http://127.0.0.1:9/callback?app=1&denied=\(requestToken.token)")
             let exchange = try await OAuthClient(client: demoClient, token: requestToken).send(
-                .post, base + "/oauth/access_token", options: .init(verifier: "anything"))
+                .post,
+                base + "/oauth/access_token",
+                options: .init(verifier: "anything")
+            )
             #expect(exchange.status == 401)
             #expect(exchange.form["oauth_problem"] == "permission_denied")
         }
@@ -158,7 +189,10 @@ import Testing
             let pin = String(page.body[marker.upperBound...].prefix(7))
             #expect(pin.count == 7 && pin.allSatisfy(\.isNumber))
             let exchange = try await OAuthClient(client: demoClient, token: requestToken).send(
-                .post, base + "/oauth/access_token", options: .init(verifier: pin))
+                .post,
+                base + "/oauth/access_token",
+                options: .init(verifier: pin)
+            )
             #expect(exchange.status == 200)
             #expect(exchange.form["screen_name"] == "alice")
         }
@@ -180,33 +214,47 @@ import Testing
         try await Sandbox.withSandbox { sandbox in
             let base = sandbox.baseURL
             let step1 = try await OAuthClient(client: demoClient).send(
-                .post, base + "/oauth/request_token", form: [("x_auth_mode", "reverse_auth")])
+                .post,
+                base + "/oauth/request_token",
+                form: [("x_auth_mode", "reverse_auth")]
+            )
             #expect(step1.status == 200)
             #expect(step1.body.hasPrefix("OAuth oauth_consumer_key=\"demo-consumer\", oauth_nonce=\""))
             let device = OAuthClient(
                 client: .init(key: "demo-device", secret: "demo-device-secret"),
-                token: .init(token: "alice-device-token", secret: "alice-device-token-secret"))
+                token: .init(token: "alice-device-token", secret: "alice-device-token-secret")
+            )
             let form = [("x_reverse_auth_target", "demo-consumer"), ("x_reverse_auth_parameters", step1.body)]
             let step2 = try await device.send(.post, base + "/oauth/access_token", form: form)
             #expect(step2.status == 200, "\(step2.body)")
             #expect(step2.form["screen_name"] == "alice")
             // The token works for the target client.
-            let access = OAuth1.TokenCredentials(token: step2.form["oauth_token"]!, secret: step2.form["oauth_token_secret"]!)
-            let me = try await OAuthClient(client: demoClient, token: access).send(.get, base + "/1.1/account/verify_credentials.json")
+            let access = OAuth1.TokenCredentials(
+                token: step2.form["oauth_token"]!,
+                secret: step2.form["oauth_token_secret"]!
+            )
+            let me = try await OAuthClient(client: demoClient, token: access).send(
+                .get,
+                base + "/1.1/account/verify_credentials.json"
+            )
             #expect(me.status == 200)
             // The parameters are single use; tampered ones are refused.
             let reused = try await device.send(.post, base + "/oauth/access_token", form: form)
             #expect(reused.form["oauth_problem"] == "token_used")
             let tampered = step1.body.replacingOccurrences(of: "oauth_signature=\"", with: "oauth_signature=\"A")
             let forged = try await device.send(
-                .post, base + "/oauth/access_token", form: [("x_reverse_auth_target", "demo-consumer"), ("x_reverse_auth_parameters", tampered)])
+                .post,
+                base + "/oauth/access_token",
+                form: [("x_reverse_auth_target", "demo-consumer"), ("x_reverse_auth_parameters", tampered)]
+            )
             #expect(forged.status == 401)
         }
     }
 
     /// Query and body placement (RFC 5849 §3.5.2, §3.5.3), HMAC-SHA256 and PLAINTEXT.
     @Test(arguments: [
-        (OAuth1.Placement.query, OAuth1.SignatureMethod.hmacSHA1), (.body, .hmacSHA1), (.header, .hmacSHA256), (.header, .plaintext),
+        (OAuth1.Placement.query, OAuth1.SignatureMethod.hmacSHA1), (.body, .hmacSHA1), (.header, .hmacSHA256),
+        (.header, .plaintext),
     ])
     func placementsAndMethods(placement: OAuth1.Placement, method: OAuth1.SignatureMethod) async throws {
         try await Sandbox.withSandbox { sandbox in
@@ -214,35 +262,51 @@ import Testing
             var client = OAuthClient(client: demoClient, token: access)
             client.method = method
             let response = try await client.send(
-                .post, sandbox.baseURL + "/1.1/statuses/update.json", form: [("status", "placed in \(placement)")],
-                options: .init(placement: placement))
+                .post,
+                sandbox.baseURL + "/1.1/statuses/update.json",
+                form: [("status", "placed in \(placement)")],
+                options: .init(placement: placement)
+            )
             #expect(response.status == 200, "\(response.body)")
         }
     }
 
     /// An RSA-SHA1 client registered with its public key (the RFC 5849 test key).
     @Test func rsaClient() async throws {
-        let vectors = try JSONSerialization.jsonObject(with: Data(contentsOf: try vectorsFile("oauth1_signing.json"))) as! [[String: Any]]
+        let vectors =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: try vectorsFile("oauth1_signing.json")))
+            as! [[String: Any]]
         let rsa = vectors.first { $0["name"] as? String == "rfc5849_1.2_photos_rsa_sha1" }!
         var configuration = SandboxConfiguration.demo()
-        configuration.consumers.append(.init(key: "rsa-app", name: "RSA App", rsaPublicKeyPEM: rsa["rsa_public_key_pem"] as? String))
+        configuration.consumers.append(
+            .init(key: "rsa-app", name: "RSA App", rsaPublicKeyPEM: rsa["rsa_public_key_pem"] as? String)
+        )
         let privateKeyPEM = rsa["rsa_private_key_pem"] as! String
         try await Sandbox.withSandbox(configuration) { sandbox in
             var client = OAuthClient(client: .init(key: "rsa-app", secret: ""))
             client.method = .rsaSHA1
             client.privateKey = try OAuth1.RSAPrivateKey(pemRepresentation: privateKeyPEM)
-            let response = try await client.send(.post, sandbox.baseURL + "/oauth/request_token", options: .init(callback: "oob"))
+            let response = try await client.send(
+                .post,
+                sandbox.baseURL + "/oauth/request_token",
+                options: .init(callback: "oob")
+            )
             #expect(response.status == 200, "\(response.body)")
             // HMAC from an RSA client is refused.
             let hmac = try await OAuthClient(client: .init(key: "rsa-app", secret: "")).send(
-                .post, sandbox.baseURL + "/oauth/request_token", options: .init(callback: "oob"))
+                .post,
+                sandbox.baseURL + "/oauth/request_token",
+                options: .init(callback: "oob")
+            )
             #expect(hmac.form["oauth_problem"] == "signature_method_rejected")
         }
     }
 
     /// Tokens survive a restart with `statePath`; the file is 0600.
     @Test func statePersistsAcrossRestarts() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("sandbox-state-\(UUID().uuidString).json").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "sandbox-state-\(UUID().uuidString).json"
+        ).path
         defer { try? FileManager.default.removeItem(atPath: path) }
         var configuration = SandboxConfiguration.demo()
         configuration.statePath = path
@@ -251,7 +315,9 @@ import Testing
         #expect(mode?.intValue == 0o600)
         try await Sandbox.withSandbox(configuration) { sandbox in
             let me = try await OAuthClient(client: demoClient, token: access).send(
-                .get, sandbox.baseURL + "/1.1/account/verify_credentials.json")
+                .get,
+                sandbox.baseURL + "/1.1/account/verify_credentials.json"
+            )
             #expect(me.status == 200)
         }
     }

@@ -23,14 +23,18 @@ struct Exchange: Sendable {
     /// The body as form parameters (`oauth_token=…&…`).
     var form: [String: String] {
         var result: [String: String] = [:]
-        for parameter in (try? OAuth1.SignatureBaseString.formParameters(body)) ?? [] { result[parameter.name] = parameter.value }
+        for parameter in (try? OAuth1.SignatureBaseString.formParameters(body)) ?? [] {
+            result[parameter.name] = parameter.value
+        }
         return result
     }
 }
 
 enum Wire {
     static func send(
-        _ request: HTTPRequest, body: [UInt8]? = nil, tls: TLSConfiguration? = nil
+        _ request: HTTPRequest,
+        body: [UInt8]? = nil,
+        tls: TLSConfiguration? = nil
     ) async throws -> Exchange {
         var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
         configuration.tlsConfiguration = tls
@@ -47,7 +51,8 @@ enum Wire {
             let exchange = Exchange(
                 status: Int(response.status.code),
                 headers: response.headers.map { ($0.name, $0.value) },
-                body: String(buffer: buffer))
+                body: String(buffer: buffer)
+            )
             try await client.shutdown()
             return exchange
         } catch {
@@ -61,15 +66,23 @@ enum Wire {
     }
 
     /// POSTs form fields (encoded per RFC 5849 §3.6, which is valid form encoding).
-    static func postForm(_ url: String, _ fields: [(String, String)], headers: HTTPFields = [:]) async throws -> Exchange {
+    static func postForm(
+        _ url: String,
+        _ fields: [(String, String)],
+        headers: HTTPFields = [:]
+    ) async throws -> Exchange {
         var fieldsWithType = headers
         fieldsWithType[.contentType] = "application/x-www-form-urlencoded"
         return try await send(
-            try HTTPRequest(method: .post, absoluteURL: url, headerFields: fieldsWithType), body: Array(formBody(fields).utf8))
+            try HTTPRequest(method: .post, absoluteURL: url, headerFields: fieldsWithType),
+            body: Array(formBody(fields).utf8)
+        )
     }
 
     static func formBody(_ fields: [(String, String)]) -> String {
-        fields.map { OAuth1.PercentEncoding.encode($0.0) + "=" + OAuth1.PercentEncoding.encode($0.1) }.joined(separator: "&")
+        fields.map { OAuth1.PercentEncoding.encode($0.0) + "=" + OAuth1.PercentEncoding.encode($0.1) }.joined(
+            separator: "&"
+        )
     }
 }
 
@@ -81,8 +94,11 @@ struct OAuthClient: Sendable {
     var privateKey: OAuth1.RSAPrivateKey?
 
     func send(
-        _ method: HTTPRequest.Method, _ url: String, form: [(String, String)]? = nil,
-        options: OAuth1.SigningOptions = .init(), nonce: String = OAuth1.Nonce.random(),
+        _ method: HTTPRequest.Method,
+        _ url: String,
+        form: [(String, String)]? = nil,
+        options: OAuth1.SigningOptions = .init(),
+        nonce: String = OAuth1.Nonce.random(),
         timestamp: String = String(Int64(Date().timeIntervalSince1970))
     ) async throws -> Exchange {
         let signed = try sign(method, url, form: form, options: options, nonce: nonce, timestamp: timestamp)
@@ -90,8 +106,11 @@ struct OAuthClient: Sendable {
     }
 
     func sign(
-        _ method: HTTPRequest.Method, _ url: String, form: [(String, String)]? = nil,
-        options: OAuth1.SigningOptions = .init(), nonce: String = OAuth1.Nonce.random(),
+        _ method: HTTPRequest.Method,
+        _ url: String,
+        form: [(String, String)]? = nil,
+        options: OAuth1.SigningOptions = .init(),
+        nonce: String = OAuth1.Nonce.random(),
         timestamp: String = String(Int64(Date().timeIntervalSince1970))
     ) throws -> OAuth1.SignedRequest {
         var request = try HTTPRequest(method: method, absoluteURL: url)
@@ -100,7 +119,12 @@ struct OAuthClient: Sendable {
             request.headerFields[.contentType] = "application/x-www-form-urlencoded"
             body = Array(Wire.formBody(form).utf8)
         }
-        let signer = try OAuth1.Signer(client: client, token: token, signatureMethod: self.method, privateKey: privateKey)
+        let signer = try OAuth1.Signer(
+            client: client,
+            token: token,
+            signatureMethod: self.method,
+            privateKey: privateKey
+        )
         return try signer.sign(request, body: body, options: options, nonce: nonce, timestamp: timestamp)
     }
 }
@@ -122,14 +146,23 @@ struct ConsentResult {
     let query: [String: String]
 }
 
-func obtainRequestToken(_ base: String, callback: String = "http://127.0.0.1:9/callback?app=1") async throws
+func obtainRequestToken(
+    _ base: String,
+    callback: String = "http://127.0.0.1:9/callback?app=1"
+) async throws
     -> OAuth1.TokenCredentials
 {
     let response = try await OAuthClient(client: demoClient).send(
-        .post, base + "/oauth/request_token", options: .init(callback: callback))
+        .post,
+        base + "/oauth/request_token",
+        options: .init(callback: callback)
+    )
     #expect(response.status == 200, "\(response.body)")
     #expect(response.form["oauth_callback_confirmed"] == "true")
-    return OAuth1.TokenCredentials(token: response.form["oauth_token"] ?? "", secret: response.form["oauth_token_secret"] ?? "")
+    return OAuth1.TokenCredentials(
+        token: response.form["oauth_token"] ?? "",
+        secret: response.form["oauth_token_secret"] ?? ""
+    )
 }
 
 /// Reads the hidden `authenticity_token` of the consent page.
@@ -139,7 +172,12 @@ func authenticityToken(in html: String) -> String? {
     return rest.firstIndex(of: "\"").map { String(rest[..<$0]) }
 }
 
-func consent(_ base: String, token: String, action: String = "authorize", password: String = "wonderland") async throws
+func consent(
+    _ base: String,
+    token: String,
+    action: String = "authorize",
+    password: String = "wonderland"
+) async throws
     -> Exchange
 {
     let page = try await Wire.get(base + "/oauth/authorize?oauth_token=" + token)
@@ -147,7 +185,11 @@ func consent(_ base: String, token: String, action: String = "authorize", passwo
     let csrf = try #require(authenticityToken(in: page.body))
     return try await Wire.postForm(
         base + "/oauth/authorize",
-        [("oauth_token", token), ("authenticity_token", csrf), ("username", "alice"), ("password", password), ("action", action)])
+        [
+            ("oauth_token", token), ("authenticity_token", csrf), ("username", "alice"), ("password", password),
+            ("action", action),
+        ]
+    )
 }
 
 func queryParameters(_ url: String) -> [String: String] {
@@ -166,7 +208,13 @@ func signIn(_ base: String) async throws -> OAuth1.TokenCredentials {
     #expect(approved.status == 302)
     let verifier = try #require(queryParameters(approved.header("Location") ?? "")["oauth_verifier"])
     let exchange = try await OAuthClient(client: demoClient, token: requestToken).send(
-        .post, base + "/oauth/access_token", options: .init(verifier: verifier))
+        .post,
+        base + "/oauth/access_token",
+        options: .init(verifier: verifier)
+    )
     #expect(exchange.status == 200, "\(exchange.body)")
-    return OAuth1.TokenCredentials(token: exchange.form["oauth_token"] ?? "", secret: exchange.form["oauth_token_secret"] ?? "")
+    return OAuth1.TokenCredentials(
+        token: exchange.form["oauth_token"] ?? "",
+        secret: exchange.form["oauth_token_secret"] ?? ""
+    )
 }

@@ -31,13 +31,18 @@ final class ScriptedTransport: HTTPTransport {
 let basicChallenge: HTTPFields = [.wwwAuthenticate: "Basic realm=\"r\""]
 
 func client(
-    _ transport: ScriptedTransport, _ entries: [ScopedCredential], preemptive: Bool = false
+    _ transport: ScriptedTransport,
+    _ entries: [ScopedCredential],
+    preemptive: Bool = false
 ) -> AuthenticatingClient {
     var configuration = AuthenticatingClient.Configuration()
     configuration.preemptive = preemptive
     configuration.cnonceGenerator = .fixed("0a4f113b")
     return AuthenticatingClient(
-        transport: transport, credentials: InMemoryCredentialStore(entries), configuration: configuration)
+        transport: transport,
+        credentials: InMemoryCredentialStore(entries),
+        configuration: configuration
+    )
 }
 
 @Suite struct ClientScopeTests {
@@ -55,7 +60,9 @@ func client(
         for url in ["http://localhost/", "http://127.0.0.1/", "http://127.1.2.3:8080/", "http://[::1]/"] {
             #expect(try AuthScope(url: url).isLoopback, "\(url)")
         }
-        for url in ["http://128.0.0.1/", "http://127.0.0.1.example.org/", "http://localhost.example/", "http://10.0.0.1/"] {
+        for url in [
+            "http://128.0.0.1/", "http://127.0.0.1.example.org/", "http://localhost.example/", "http://10.0.0.1/",
+        ] {
             #expect(try !AuthScope(url: url).isLoopback, "\(url)")
         }
     }
@@ -65,9 +72,15 @@ func client(
         let credential = Credential(user: "u", password: "p")
         await store.add(credential, for: try AuthScope(url: "https://a.example"))
         await store.add(Credential(user: "r", password: "q"), for: try AuthScope(url: "https://a.example", realm: "R"))
-        #expect(await store.credential(for: try AuthScope(url: "https://a.example:443"), realm: nil)?.credential.user == "u")
-        #expect(await store.credential(for: try AuthScope(url: "https://a.example"), realm: "R")?.credential.user == "r")
-        #expect(await store.credential(for: try AuthScope(url: "https://a.example"), realm: "S")?.credential.user == "u")
+        #expect(
+            await store.credential(for: try AuthScope(url: "https://a.example:443"), realm: nil)?.credential.user == "u"
+        )
+        #expect(
+            await store.credential(for: try AuthScope(url: "https://a.example"), realm: "R")?.credential.user == "r"
+        )
+        #expect(
+            await store.credential(for: try AuthScope(url: "https://a.example"), realm: "S")?.credential.user == "u"
+        )
         #expect(await store.credential(for: try AuthScope(url: "https://a.example:8443"), realm: nil) == nil)
         #expect(await store.credential(for: try AuthScope(url: "http://a.example"), realm: nil) == nil)
         #expect(await store.credential(for: try AuthScope(url: "https://b.example"), realm: nil) == nil)
@@ -90,10 +103,12 @@ func client(
             Redaction.redacted(fields) == [
                 "Authorization: Digest <redacted>", "Cookie: <redacted>", "Accept: */*",
                 "Proxy-Authorization: Basic <redacted>", "Set-Cookie: <redacted>",
-            ])
+            ]
+        )
         #expect(
             Redaction.redactedURL("https://h/p?a=1&access_token=abc&Password=x&k")
-                == "https://h/p?a=1&access_token=<redacted>&Password=<redacted>&k")
+                == "https://h/p?a=1&access_token=<redacted>&Password=<redacted>&k"
+        )
     }
 }
 
@@ -105,8 +120,11 @@ func client(
         let url = "http://api.example/x"
         let preemptive = ScriptedTransport([ScriptedTransport.status(200)])
         let error = await #expect(throws: ClientError.self) {
-            _ = try await client(preemptive, [ScopedCredential(scope: scope, credential: .basic(user: "u", password: "p"))],
-                preemptive: true).send(try HTTPRequest(method: .get, absoluteURL: url))
+            _ = try await client(
+                preemptive,
+                [ScopedCredential(scope: scope, credential: .basic(user: "u", password: "p"))],
+                preemptive: true
+            ).send(try HTTPRequest(method: .get, absoluteURL: url))
         }
         #expect(error?.code == .plainHTTPRefused)
         #expect(error.map { "\($0)".contains("plain http") } == true)
@@ -114,15 +132,19 @@ func client(
 
         let challenged = ScriptedTransport([ScriptedTransport.status(401, basicChallenge)])
         let second = await #expect(throws: ClientError.self) {
-            _ = try await client(challenged, [ScopedCredential(scope: scope, credential: .basic(user: "u", password: "p"))])
-                .send(try HTTPRequest(method: .get, absoluteURL: url))
+            _ = try await client(
+                challenged,
+                [ScopedCredential(scope: scope, credential: .basic(user: "u", password: "p"))]
+            )
+            .send(try HTTPRequest(method: .get, absoluteURL: url))
         }
         #expect(second?.code == .plainHTTPRefused)
         #expect(challenged.sent.count == 1 && challenged.sent[0].request.headerFields[.authorization] == nil)
 
         let optedIn = ScriptedTransport([ScriptedTransport.status(401, basicChallenge), ScriptedTransport.status(200)])
         let (response, _) = try await client(
-            optedIn, [ScopedCredential(scope: scope, credential: .basic(user: "u", password: "p"), allowsPlainHTTP: true)]
+            optedIn,
+            [ScopedCredential(scope: scope, credential: .basic(user: "u", password: "p"), allowsPlainHTTP: true)]
         ).send(try HTTPRequest(method: .get, absoluteURL: url))
         #expect(response.status == .ok)
         #expect(optedIn.sent[1].request.headerFields[.authorization] == "Basic dTpw")
@@ -137,12 +159,16 @@ func client(
             .wwwAuthenticate: "Digest realm=\"r\", nonce=\"n2\", qop=\"auth\", algorithm=SHA-256, stale=true"
         ]
         let transport = ScriptedTransport([
-            ScriptedTransport.status(401, digest), ScriptedTransport.status(401, stale), ScriptedTransport.status(401, stale),
+            ScriptedTransport.status(401, digest), ScriptedTransport.status(401, stale),
+            ScriptedTransport.status(401, stale),
             ScriptedTransport.status(401, stale),
         ])
         let error = await #expect(throws: ClientError.self) {
-            _ = try await client(transport, [ScopedCredential(scope: scope, credential: .digest(user: "u", password: "p"))])
-                .send(try HTTPRequest(method: .get, absoluteURL: "https://api.example/"))
+            _ = try await client(
+                transport,
+                [ScopedCredential(scope: scope, credential: .digest(user: "u", password: "p"))]
+            )
+            .send(try HTTPRequest(method: .get, absoluteURL: "https://api.example/"))
         }
         #expect(error?.code == .authenticationFailed)
         #expect(error?.challenge?.parameter("nonce") == "n2")
@@ -169,7 +195,8 @@ func client(
 
     @Test func headStaysHeadOn303AndRelativeLocations() async throws {
         let transport = ScriptedTransport([
-            ScriptedTransport.status(303, [.location: "other?q"]), ScriptedTransport.status(302, [.location: "//b.example/z"]),
+            ScriptedTransport.status(303, [.location: "other?q"]),
+            ScriptedTransport.status(302, [.location: "//b.example/z"]),
             ScriptedTransport.status(200),
         ])
         _ = try await client(transport, []).send(try HTTPRequest(method: .head, absoluteURL: "https://a.example/dir/x"))
@@ -211,7 +238,9 @@ func client(
         #expect(transport.sent[2].request.headerFields[.proxyAuthorization] == "Basic cDpx")
         #expect(transport.sent[2].request.headerFields[.authorization] == "Basic dTpw")
 
-        let unconfigured = ScriptedTransport([ScriptedTransport.status(407, [.proxyAuthenticate: "Basic realm=\"proxy\""])])
+        let unconfigured = ScriptedTransport([
+            ScriptedTransport.status(407, [.proxyAuthenticate: "Basic realm=\"proxy\""])
+        ])
         let (handedBack, _) = try await AuthenticatingClient(transport: unconfigured, credentials: store)
             .send(try HTTPRequest(method: .get, absoluteURL: "https://api.example/"))
         #expect(handedBack.status.code == 407)
@@ -236,11 +265,17 @@ func client(
         let digest: HTTPFields = [.wwwAuthenticate: "Digest realm=\"r\", nonce=\"n1\", qop=\"auth\", algorithm=SHA-256"]
         let transport = ScriptedTransport([
             ScriptedTransport.status(401, digest),
-            ScriptedTransport.status(200, [.authenticationInfo: "qop=auth, rspauth=\"00\", cnonce=\"0a4f113b\", nc=00000001"]),
+            ScriptedTransport.status(
+                200,
+                [.authenticationInfo: "qop=auth, rspauth=\"00\", cnonce=\"0a4f113b\", nc=00000001"]
+            ),
         ])
         let error = await #expect(throws: ClientError.self) {
-            _ = try await client(transport, [ScopedCredential(scope: scope, credential: .digest(user: "u", password: "p"))])
-                .send(try HTTPRequest(method: .get, absoluteURL: "https://api.example/"))
+            _ = try await client(
+                transport,
+                [ScopedCredential(scope: scope, credential: .digest(user: "u", password: "p"))]
+            )
+            .send(try HTTPRequest(method: .get, absoluteURL: "https://api.example/"))
         }
         #expect(error?.code == .invalidServerProof)
     }

@@ -2,16 +2,23 @@ import HTTPTypes
 import RemoteAuth
 import Testing
 
-private let twitterClient = OAuth1.ClientCredentials(key: "xvz1evFS4wEEPTGEFPHBog", secret: "kAcSOqF21Fu85e7zjz7ZN2U4ZRhfV3WpwPAoE3Z7kBw")
+private let twitterClient = OAuth1.ClientCredentials(
+    key: "xvz1evFS4wEEPTGEFPHBog",
+    secret: "kAcSOqF21Fu85e7zjz7ZN2U4ZRhfV3WpwPAoE3Z7kBw"
+)
 private let twitterToken = OAuth1.TokenCredentials(
-    token: "370773112-GmHxMAgYyLbNEtIKZeRNFsMKPR9EyMZeS9weJAEb", secret: "LswwdoUaIvS8ltyTt5jkRh4J50vUPVVHtR2YPi5kE")
+    token: "370773112-GmHxMAgYyLbNEtIKZeRNFsMKPR9EyMZeS9weJAEb",
+    secret: "LswwdoUaIvS8ltyTt5jkRh4J50vUPVVHtR2YPi5kE"
+)
 private let twitterNonce = "kYjzVBB8Y0ZFabxSWbWovY3uYSQ2pTgmZeNu2VS4cg"
 private let twitterBody = Array("status=Hello%20Ladies%20%2B%20Gentlemen%2C%20a%20signed%20OAuth%20request%21".utf8)
 
 private func twitterRequest() throws -> HTTPRequest {
     try HTTPRequest(
-        method: .post, absoluteURL: "https://api.twitter.com/1.1/statuses/update.json?include_entities=true",
-        headerFields: [.contentType: "application/x-www-form-urlencoded"])
+        method: .post,
+        absoluteURL: "https://api.twitter.com/1.1/statuses/update.json?include_entities=true",
+        headerFields: [.contentType: "application/x-www-form-urlencoded"]
+    )
 }
 
 @Suite struct BaseStringURITests {
@@ -25,7 +32,9 @@ private func twitterRequest() throws -> HTTPRequest {
         ("http", "h.example:0443", "/", "http://h.example:443/"),
     ])
     func uri(scheme: String, authority: String, path: String, expected: String) throws {
-        #expect(try OAuth1.SignatureBaseString.baseStringURI(scheme: scheme, authority: authority, path: path) == expected)
+        #expect(
+            try OAuth1.SignatureBaseString.baseStringURI(scheme: scheme, authority: authority, path: path) == expected
+        )
     }
 
     @Test func badPortIsAnError() {
@@ -57,7 +66,12 @@ private func twitterRequest() throws -> HTTPRequest {
     @Test func queryPlacement() throws {
         let signer = try OAuth1.Signer(client: twitterClient, token: twitterToken)
         let signed = try signer.sign(
-            try twitterRequest(), body: twitterBody, options: .init(placement: .query), nonce: twitterNonce, timestamp: "1318622958")
+            try twitterRequest(),
+            body: twitterBody,
+            options: .init(placement: .query),
+            nonce: twitterNonce,
+            timestamp: "1318622958"
+        )
         #expect(signed.signature == "hCtSmYh+iHYCEqBWrE7C7hYmtUk=")
         #expect(signed.request.headerFields[.authorization] == nil)
         #expect(
@@ -74,7 +88,12 @@ private func twitterRequest() throws -> HTTPRequest {
     @Test func bodyPlacement() throws {
         let signer = try OAuth1.Signer(client: twitterClient, token: twitterToken)
         let signed = try signer.sign(
-            try twitterRequest(), body: twitterBody, options: .init(placement: .body), nonce: twitterNonce, timestamp: "1318622958")
+            try twitterRequest(),
+            body: twitterBody,
+            options: .init(placement: .body),
+            nonce: twitterNonce,
+            timestamp: "1318622958"
+        )
         #expect(signed.signature == "hCtSmYh+iHYCEqBWrE7C7hYmtUk=")
         #expect(
             String(decoding: signed.body!, as: UTF8.self)
@@ -88,28 +107,61 @@ private func twitterRequest() throws -> HTTPRequest {
     @Test func bodyPlacementOnEmptyBodySetsContentType() throws {
         let signer = try OAuth1.Signer(client: twitterClient)
         let request = try HTTPRequest(method: .post, absoluteURL: "https://example.com/oauth/request_token")
-        let signed = try signer.sign(request, options: .init(placement: .body, callback: "oob"), nonce: "n", timestamp: "1")
+        let signed = try signer.sign(
+            request,
+            options: .init(placement: .body, callback: "oob"),
+            nonce: "n",
+            timestamp: "1"
+        )
         #expect(signed.request.headerFields[.contentType] == "application/x-www-form-urlencoded")
-        #expect(String(decoding: signed.body!, as: UTF8.self).hasPrefix("oauth_callback=oob&oauth_consumer_key=xvz1evFS4wEEPTGEFPHBog&"))
-        try OAuth1.ReceivedRequest(signed.request, body: signed.body).verify(clientSecret: twitterClient.secret, tokenSecret: nil)
+        #expect(
+            String(decoding: signed.body!, as: UTF8.self).hasPrefix(
+                "oauth_callback=oob&oauth_consumer_key=xvz1evFS4wEEPTGEFPHBog&"
+            )
+        )
+        try OAuth1.ReceivedRequest(signed.request, body: signed.body).verify(
+            clientSecret: twitterClient.secret,
+            tokenSecret: nil
+        )
     }
 
     @Test func bodyPlacementRefusesNonFormBody() throws {
         let signer = try OAuth1.Signer(client: twitterClient)
-        let request = try HTTPRequest(method: .post, absoluteURL: "https://example.com/x", headerFields: [.contentType: "application/json"])
+        let request = try HTTPRequest(
+            method: .post,
+            absoluteURL: "https://example.com/x",
+            headerFields: [.contentType: "application/json"]
+        )
         #expect(throws: OAuth1Error(.malformedRequest, "")) {
-            try signer.sign(request, body: Array("{}".utf8), options: .init(placement: .body), nonce: "n", timestamp: "1")
+            try signer.sign(
+                request,
+                body: Array("{}".utf8),
+                options: .init(placement: .body),
+                nonce: "n",
+                timestamp: "1"
+            )
         }
     }
 
     /// A JSON body is not signed (§3.4.1.3.1 signs only form bodies), and the request verifies.
     @Test func nonFormBodyIsNotSigned() throws {
         let signer = try OAuth1.Signer(client: twitterClient)
-        let request = try HTTPRequest(method: .post, absoluteURL: "https://example.com/x", headerFields: [.contentType: "application/json"])
-        let signed = try signer.sign(request, body: Array("{\"a\":1}".utf8), options: .init(includeVersion: false), nonce: "n", timestamp: "1")
+        let request = try HTTPRequest(
+            method: .post,
+            absoluteURL: "https://example.com/x",
+            headerFields: [.contentType: "application/json"]
+        )
+        let signed = try signer.sign(
+            request,
+            body: Array("{\"a\":1}".utf8),
+            options: .init(includeVersion: false),
+            nonce: "n",
+            timestamp: "1"
+        )
         #expect(
             signed.signatureBaseString
-                == "POST&https%3A%2F%2Fexample.com%2Fx&oauth_consumer_key%3Dxvz1evFS4wEEPTGEFPHBog%26oauth_nonce%3Dn%26oauth_signature_method%3DHMAC-SHA1%26oauth_timestamp%3D1")
+                == "POST&https%3A%2F%2Fexample.com%2Fx&oauth_consumer_key%3Dxvz1evFS4wEEPTGEFPHBog%26oauth_nonce%3Dn%26oauth_signature_method%3DHMAC-SHA1%26oauth_timestamp%3D1"
+        )
     }
 
     /// Extra parameters such as Twitter's `x_auth_mode=reverse_auth` are signed like any other
@@ -117,9 +169,16 @@ private func twitterRequest() throws -> HTTPRequest {
     @Test func reverseAuthModeIsSigned() throws {
         let signer = try OAuth1.Signer(client: twitterClient)
         let request = try HTTPRequest(
-            method: .post, absoluteURL: "https://api.twitter.com/oauth/request_token",
-            headerFields: [.contentType: "application/x-www-form-urlencoded"])
-        let signed = try signer.sign(request, body: Array("x_auth_mode=reverse_auth".utf8), nonce: "abc", timestamp: "1700000000")
+            method: .post,
+            absoluteURL: "https://api.twitter.com/oauth/request_token",
+            headerFields: [.contentType: "application/x-www-form-urlencoded"]
+        )
+        let signed = try signer.sign(
+            request,
+            body: Array("x_auth_mode=reverse_auth".utf8),
+            nonce: "abc",
+            timestamp: "1700000000"
+        )
         #expect(
             signed.signatureBaseString
                 == "POST&https%3A%2F%2Fapi.twitter.com%2Foauth%2Frequest_token&oauth_consumer_key%3Dxvz1evFS4wEEPTGEFPHBog%26oauth_nonce%3Dabc%26oauth_signature_method%3DHMAC-SHA1%26oauth_timestamp%3D1700000000%26oauth_version%3D1.0%26x_auth_mode%3Dreverse_auth"
@@ -145,7 +204,9 @@ private func twitterRequest() throws -> HTTPRequest {
             try OAuth1.Signer(client: twitterClient, signatureMethod: .init(rawValue: "HMAC-MD5"))
         }
         #expect(throws: OAuth1Error(.invalidKey, "")) {
-            try OAuth1.RSAPrivateKey(pemRepresentation: "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n")
+            try OAuth1.RSAPrivateKey(
+                pemRepresentation: "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n"
+            )
         }
     }
 }
@@ -153,7 +214,13 @@ private func twitterRequest() throws -> HTTPRequest {
 @Suite struct OAuth1VerificationTests {
     func signedTwitter(_ options: OAuth1.SigningOptions = .init()) throws -> OAuth1.SignedRequest {
         try OAuth1.Signer(client: twitterClient, token: twitterToken)
-            .sign(try twitterRequest(), body: twitterBody, options: options, nonce: twitterNonce, timestamp: "1318622958")
+            .sign(
+                try twitterRequest(),
+                body: twitterBody,
+                options: options,
+                nonce: twitterNonce,
+                timestamp: "1318622958"
+            )
     }
 
     func withAuthorization(_ value: String, path: String? = nil) throws -> HTTPRequest {
@@ -172,13 +239,18 @@ private func twitterRequest() throws -> HTTPRequest {
 
     @Test func protocolParametersInTwoPlacesAreRejected() throws {
         let signed = try signedTwitter()
-        let request = try withAuthorization(signed.authorization, path: "/1.1/statuses/update.json?include_entities=true&oauth_callback=oob")
+        let request = try withAuthorization(
+            signed.authorization,
+            path: "/1.1/statuses/update.json?include_entities=true&oauth_callback=oob"
+        )
         #expect(throws: OAuth1Error(.parameterInTwoPlaces, "")) {
             try OAuth1.ReceivedRequest(request, body: twitterBody)
         }
     }
 
-    @Test(arguments: ["oauth_consumer_key", "oauth_signature_method", "oauth_signature", "oauth_timestamp", "oauth_nonce"])
+    @Test(arguments: [
+        "oauth_consumer_key", "oauth_signature_method", "oauth_signature", "oauth_timestamp", "oauth_nonce",
+    ])
     func missingParameterIsNamed(_ name: String) throws {
         let parameters = try signedTwitter().protocolParameters.filter { $0.name != name }
         let request = try withAuthorization(OAuth1.Signer.authorizationHeader(parameters))
@@ -195,12 +267,18 @@ private func twitterRequest() throws -> HTTPRequest {
         var parameters = try signedTwitter().protocolParameters
         parameters[parameters.firstIndex { $0.name == "oauth_signature_method" }!].value = "HMAC-MD5"
         #expect(throws: OAuth1Error(.unsupportedSignatureMethod, "")) {
-            try OAuth1.ReceivedRequest(try withAuthorization(OAuth1.Signer.authorizationHeader(parameters)), body: twitterBody)
+            try OAuth1.ReceivedRequest(
+                try withAuthorization(OAuth1.Signer.authorizationHeader(parameters)),
+                body: twitterBody
+            )
         }
         parameters = try signedTwitter().protocolParameters
         parameters[parameters.firstIndex { $0.name == "oauth_version" }!].value = "2.0"
         #expect(throws: OAuth1Error(.unsupportedVersion, "")) {
-            try OAuth1.ReceivedRequest(try withAuthorization(OAuth1.Signer.authorizationHeader(parameters)), body: twitterBody)
+            try OAuth1.ReceivedRequest(
+                try withAuthorization(OAuth1.Signer.authorizationHeader(parameters)),
+                body: twitterBody
+            )
         }
     }
 
@@ -211,7 +289,9 @@ private func twitterRequest() throws -> HTTPRequest {
     }
 
     @Test func malformedHeaders() throws {
-        for header in ["OAuth oauth_consumer_key=\"abc", "OAuth oauth_consumer_key", "OAuth a=\"b\" c=\"d\"", "OAuth =\"x\""] {
+        for header in [
+            "OAuth oauth_consumer_key=\"abc", "OAuth oauth_consumer_key", "OAuth a=\"b\" c=\"d\"", "OAuth =\"x\"",
+        ] {
             #expect(throws: OAuth1Error(.malformedHeader, ""), "\(header)") {
                 try OAuth1.ReceivedRequest(try withAuthorization(header), body: twitterBody)
             }
@@ -221,7 +301,9 @@ private func twitterRequest() throws -> HTTPRequest {
     /// The header parser takes any case of scheme, optional spaces, a realm with escapes, and
     /// ignores other schemes.
     @Test func headerParsing() throws {
-        let parsed = try OAuth1.AuthorizationHeader.parse("oauth   realm=\"Ph\\\"otos\" ,oauth_token=\"a%2Bb\",,  oauth_nonce = \"n\"")
+        let parsed = try OAuth1.AuthorizationHeader.parse(
+            "oauth   realm=\"Ph\\\"otos\" ,oauth_token=\"a%2Bb\",,  oauth_nonce = \"n\""
+        )
         #expect(parsed?.realm == "Ph\"otos")
         #expect(parsed?.parameters == [.init("oauth_token", "a+b"), .init("oauth_nonce", "n")])
         #expect(try OAuth1.AuthorizationHeader.parse("Basic QWxhZGRpbjpvcGVuIHNlc2FtZQ==") == nil)
@@ -236,13 +318,18 @@ private func twitterRequest() throws -> HTTPRequest {
         try received.checkTimestamp(now: 1_318_622_958 + 300)
         try received.checkTimestamp(now: 1_318_622_958 - 300)
         #expect(throws: OAuth1Error(.timestampRefused, "")) { try received.checkTimestamp(now: 1_318_622_958 + 301) }
-        #expect(throws: OAuth1Error(.timestampRefused, "")) { try received.checkTimestamp(now: 1_318_622_958 - 1000, window: 60) }
+        #expect(throws: OAuth1Error(.timestampRefused, "")) {
+            try received.checkTimestamp(now: 1_318_622_958 - 1000, window: 60)
+        }
     }
 
     @Test func signatureNotBase64() throws {
         var parameters = try signedTwitter().protocolParameters
         parameters[parameters.firstIndex { $0.name == "oauth_signature" }!].value = "***"
-        let received = try OAuth1.ReceivedRequest(try withAuthorization(OAuth1.Signer.authorizationHeader(parameters)), body: twitterBody)
+        let received = try OAuth1.ReceivedRequest(
+            try withAuthorization(OAuth1.Signer.authorizationHeader(parameters)),
+            body: twitterBody
+        )
         #expect(throws: OAuth1Error(.invalidSignature, "")) {
             try received.verify(clientSecret: twitterClient.secret, tokenSecret: twitterToken.secret)
         }
@@ -251,7 +338,10 @@ private func twitterRequest() throws -> HTTPRequest {
     @Test func rsaVerificationNeedsAKey() throws {
         var parameters = try signedTwitter().protocolParameters
         parameters[parameters.firstIndex { $0.name == "oauth_signature_method" }!].value = "RSA-SHA1"
-        let received = try OAuth1.ReceivedRequest(try withAuthorization(OAuth1.Signer.authorizationHeader(parameters)), body: twitterBody)
+        let received = try OAuth1.ReceivedRequest(
+            try withAuthorization(OAuth1.Signer.authorizationHeader(parameters)),
+            body: twitterBody
+        )
         #expect(throws: OAuth1Error(.missingKey, "")) {
             try received.verify(clientSecret: twitterClient.secret, tokenSecret: twitterToken.secret)
         }
@@ -262,9 +352,10 @@ private func twitterRequest() throws -> HTTPRequest {
     @Test func credentialsRedactSecrets() throws {
         let client = OAuth1.ClientCredentials(key: "key-1", secret: "very-secret-1")
         let token = OAuth1.TokenCredentials(token: "tok-1", secret: "very-secret-2")
-        for text in [client.description, client.debugDescription, String(reflecting: client), "\(client)",
-            token.description, token.debugDescription, String(reflecting: token), "\(token)"]
-        {
+        for text in [
+            client.description, client.debugDescription, String(reflecting: client), "\(client)",
+            token.description, token.debugDescription, String(reflecting: token), "\(token)",
+        ] {
             #expect(!text.contains("very-secret"))
         }
         #expect(client.description.contains("key-1"))
@@ -272,8 +363,15 @@ private func twitterRequest() throws -> HTTPRequest {
     }
 
     @Test func errorsNeverCarrySecrets() throws {
-        let signer = try OAuth1.Signer(client: .init(key: "k", secret: "very-secret-1"), token: .init(token: "t", secret: "very-secret-2"))
-        let signed = try signer.sign(try HTTPRequest(method: .get, absoluteURL: "https://example.com/"), nonce: "n", timestamp: "1")
+        let signer = try OAuth1.Signer(
+            client: .init(key: "k", secret: "very-secret-1"),
+            token: .init(token: "t", secret: "very-secret-2")
+        )
+        let signed = try signer.sign(
+            try HTTPRequest(method: .get, absoluteURL: "https://example.com/"),
+            nonce: "n",
+            timestamp: "1"
+        )
         let received = try OAuth1.ReceivedRequest(signed.request)
         do {
             try received.verify(clientSecret: "very-secret-wrong", tokenSecret: "very-secret-2")

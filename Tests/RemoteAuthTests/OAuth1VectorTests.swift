@@ -72,7 +72,12 @@ struct SigningVector: Decodable, Sendable, CustomTestStringConvertible {
     }
 
     var options: OAuth1.SigningOptions {
-        OAuth1.SigningOptions(realm: realm, callback: callback, verifier: verifier, includeVersion: oauth_version != nil)
+        OAuth1.SigningOptions(
+            realm: realm,
+            callback: callback,
+            verifier: verifier,
+            includeVersion: oauth_version != nil
+        )
     }
 
     func sign(key: String? = nil) throws -> OAuth1.SignedRequest {
@@ -99,15 +104,18 @@ struct SigningVector: Decodable, Sendable, CustomTestStringConvertible {
         #expect(OAuth1.SignatureBaseString.normalizedParameters(parameters) == v.expected_normalized_parameters)
         #expect(
             OAuth1.SignatureBaseString.make(method: request.method, baseStringURI: uri, parameters: parameters)
-                == v.expected_base_string)
+                == v.expected_base_string
+        )
     }
 
     /// The query and body of the vector's request, parsed, are the non-`oauth_` parameters the
     /// vector lists (§3.4.1.3.1), in order. (Vectors whose parameters are given without a
     /// query or body to carry them are skipped here; their base string is checked above.)
-    @Test(arguments: try Vectors.load("oauth1_base_string", as: BaseStringVector.self).filter {
-        $0.url.contains("?") || $0.form_body != nil
-    })
+    @Test(
+        arguments: try Vectors.load("oauth1_base_string", as: BaseStringVector.self).filter {
+            $0.url.contains("?") || $0.form_body != nil
+        }
+    )
     func collectsRequestParameters(_ v: BaseStringVector) throws {
         let request = try HTTPRequest(method: HTTPRequest.Method(v.method)!, absoluteURL: v.url)
         let path = request.path!
@@ -139,7 +147,11 @@ struct SigningVector: Decodable, Sendable, CustomTestStringConvertible {
         }
     }
 
-    @Test(arguments: try Vectors.load("oauth1_signing", as: SigningVector.self).filter { $0.rsa_private_key_pkcs1_pem != nil })
+    @Test(
+        arguments: try Vectors.load("oauth1_signing", as: SigningVector.self).filter {
+            $0.rsa_private_key_pkcs1_pem != nil
+        }
+    )
     func signsWithPKCS1Key(_ v: SigningVector) throws {
         #expect(try v.sign(key: v.rsa_private_key_pkcs1_pem).signature == v.expected_signature)
     }
@@ -180,7 +192,11 @@ struct SigningVector: Decodable, Sendable, CustomTestStringConvertible {
         let receivedTampered = try OAuth1.ReceivedRequest(tampered, body: signed.body)
         if v.signature_method != "PLAINTEXT" {
             #expect(throws: OAuth1Error(.invalidSignature, "")) {
-                try receivedTampered.verify(clientSecret: v.consumer_secret, tokenSecret: v.token_secret, publicKey: publicKey)
+                try receivedTampered.verify(
+                    clientSecret: v.consumer_secret,
+                    tokenSecret: v.token_secret,
+                    publicKey: publicKey
+                )
             }
         }
 
@@ -188,7 +204,9 @@ struct SigningVector: Decodable, Sendable, CustomTestStringConvertible {
         if v.token != nil, v.signature_method != "PLAINTEXT" {
             var fields = signed.request.headerFields
             fields[.authorization] = OAuth1.Signer.authorizationHeader(
-                signed.protocolParameters.filter { $0.name != "oauth_token" }, realm: v.realm)
+                signed.protocolParameters.filter { $0.name != "oauth_token" },
+                realm: v.realm
+            )
             var dropped = signed.request
             dropped.headerFields = fields
             let receivedDropped = try OAuth1.ReceivedRequest(dropped, body: signed.body)

@@ -19,7 +19,10 @@ enum Vectors {
                 let vectors = dir.deletingLastPathComponent().appendingPathComponent("shared/vectors")
                 var isDir: ObjCBool = false
                 guard FileManager.default.fileExists(atPath: vectors.path, isDirectory: &isDir), isDir.boolValue else {
-                    throw Missing(description: "vector folder \(vectors.path) is missing (expected ../shared/vectors beside the package root)")
+                    throw Missing(
+                        description:
+                            "vector folder \(vectors.path) is missing (expected ../shared/vectors beside the package root)"
+                    )
                 }
                 return vectors
             }

@@ -56,7 +56,8 @@ public struct AuthenticatingClient: Sendable {
     public let configuration: Configuration
     private let state = ClientState()
 
-    public init(transport: any HTTPTransport, credentials: any CredentialStore, configuration: Configuration = .init()) {
+    public init(transport: any HTTPTransport, credentials: any CredentialStore, configuration: Configuration = .init())
+    {
         self.transport = transport
         self.credentials = credentials
         self.configuration = configuration
@@ -86,8 +87,12 @@ public struct AuthenticatingClient: Sendable {
         var redirects = 0
         while true {
             let (response, responseBody) = try await exchange(
-                current, body: currentBody, origin: currentOrigin,
-                credentialsAllowed: currentOrigin == initialOrigin, preemptive: preemptive)
+                current,
+                body: currentBody,
+                origin: currentOrigin,
+                credentialsAllowed: currentOrigin == initialOrigin,
+                preemptive: preemptive
+            )
             guard configuration.followsRedirects, Self.redirectStatuses.contains(response.status.code),
                 let location = response.headerFields[.location]
             else {
@@ -96,7 +101,10 @@ public struct AuthenticatingClient: Sendable {
             redirects += 1
             guard redirects <= configuration.maximumRedirects else {
                 throw ClientError(
-                    .tooManyRedirects, "more than \(configuration.maximumRedirects) redirects", response: response)
+                    .tooManyRedirects,
+                    "more than \(configuration.maximumRedirects) redirects",
+                    response: response
+                )
             }
             var next = try Self.resolve(location, against: current)
             let nextOrigin = try AuthScope(origin: next)
@@ -113,14 +121,17 @@ public struct AuthenticatingClient: Sendable {
                 for name in Self.contentFields { next.headerFields[name] = nil }
             }
             if nextOrigin != currentOrigin {
-                for name in [HTTPField.Name.authorization, .proxyAuthorization, .cookie] { next.headerFields[name] = nil }
+                for name in [HTTPField.Name.authorization, .proxyAuthorization, .cookie] {
+                    next.headerFields[name] = nil
+                }
             }
             configuration.logger.debug(
                 "redirect",
                 metadata: [
                     "status": "\(code)", "to": "\(Redaction.redactedURL(next.absoluteURL))",
                     "crossOrigin": "\(nextOrigin != currentOrigin)",
-                ])
+                ]
+            )
             current = next
             currentOrigin = nextOrigin
         }
@@ -157,21 +168,36 @@ public struct AuthenticatingClient: Sendable {
     /// One request with its authentication round trips: per side at most a reused Digest
     /// nonce or preemptive Basic, one stale renewal and one answer.
     private func exchange(
-        _ request: HTTPRequest, body: [UInt8]?, origin: AuthScope, credentialsAllowed: Bool, preemptive: Bool
+        _ request: HTTPRequest,
+        body: [UInt8]?,
+        origin: AuthScope,
+        credentialsAllowed: Bool,
+        preemptive: Bool
     ) async throws -> (HTTPResponse, [UInt8]) {
         let path = request.path ?? "/"
         var sides = [
             Side(
-                scope: origin, name: "\(origin)", status: .unauthorized, challengeField: .wwwAuthenticate,
-                authorizationField: .authorization, infoField: .authenticationInfo,
-                enabled: credentialsAllowed && request.headerFields[.authorization] == nil)
+                scope: origin,
+                name: "\(origin)",
+                status: .unauthorized,
+                challengeField: .wwwAuthenticate,
+                authorizationField: .authorization,
+                infoField: .authenticationInfo,
+                enabled: credentialsAllowed && request.headerFields[.authorization] == nil
+            )
         ]
         if let proxy = configuration.proxy {
             sides.append(
                 Side(
-                    scope: proxy.origin, name: "the proxy \(proxy.origin)", status: .proxyAuthenticationRequired,
-                    challengeField: .proxyAuthenticate, authorizationField: .proxyAuthorization,
-                    infoField: Self.proxyAuthenticationInfo, enabled: request.headerFields[.proxyAuthorization] == nil))
+                    scope: proxy.origin,
+                    name: "the proxy \(proxy.origin)",
+                    status: .proxyAuthenticationRequired,
+                    challengeField: .proxyAuthenticate,
+                    authorizationField: .proxyAuthorization,
+                    infoField: Self.proxyAuthenticationInfo,
+                    enabled: request.headerFields[.proxyAuthorization] == nil
+                )
+            )
         }
         for index in sides.indices where sides[index].enabled {
             try await prepare(&sides[index], request: request, body: body, path: path, preemptive: preemptive)
@@ -196,7 +222,9 @@ public struct AuthenticatingClient: Sendable {
     private static func outgoing(_ request: HTTPRequest, _ sides: [Side]) -> HTTPRequest {
         var outgoing = request
         for side in sides {
-            if let header = side.header { outgoing.headerFields.append(HTTPField(name: side.authorizationField, value: header)) }
+            if let header = side.header {
+                outgoing.headerFields.append(HTTPField(name: side.authorizationField, value: header))
+            }
         }
         return outgoing
     }
@@ -204,7 +232,11 @@ public struct AuthenticatingClient: Sendable {
     /// Before any challenge: a Digest answer from the space's saved nonce (next `nc`), or in
     /// preemptive mode Basic with a realm-less credential.
     private func prepare(
-        _ side: inout Side, request: HTTPRequest, body: [UInt8]?, path: String, preemptive: Bool
+        _ side: inout Side,
+        request: HTTPRequest,
+        body: [UInt8]?,
+        path: String,
+        preemptive: Bool
     ) async throws {
         if let use = await state.nextDigestUse(origin: side.scope, path: path) {
             try checkPlainHTTP(side.scope, use.entry)
@@ -224,7 +256,11 @@ public struct AuthenticatingClient: Sendable {
     /// answer with (and nothing was sent); throws ``ClientError/Code/authenticationFailed`` when
     /// an answer was already refused.
     private func answer(
-        _ side: inout Side, response: HTTPResponse, request: HTTPRequest, body: [UInt8]?, path: String
+        _ side: inout Side,
+        response: HTTPResponse,
+        request: HTTPRequest,
+        body: [UInt8]?,
+        path: String
     ) async throws -> Bool {
         let scope = side.scope
         let challenges = (try? AuthenticationChallenge.parse(response.headerFields, name: side.challengeField)) ?? []
@@ -245,7 +281,10 @@ public struct AuthenticatingClient: Sendable {
             let entry = candidates.first(where: { $0.challenge == pick })?.entry
         else {
             if side.sentDigest != nil || side.sentBasic != nil {
-                throw await failure("\(side.name) refused the credential and asks for nothing it can answer", challenges.first)
+                throw await failure(
+                    "\(side.name) refused the credential and asks for nothing it can answer",
+                    challenges.first
+                )
             }
             return false
         }
@@ -270,7 +309,9 @@ public struct AuthenticatingClient: Sendable {
         } else {
             if side.answered || side.sentBasic == entry.credential {
                 throw await failure(
-                    "\(side.name) refused the Basic credential for realm \"\(pick.parameter("realm") ?? "")\"", pick)
+                    "\(side.name) refused the Basic credential for realm \"\(pick.parameter("realm") ?? "")\"",
+                    pick
+                )
             }
             side.answered = true
             try checkPlainHTTP(scope, entry)
@@ -284,8 +325,10 @@ public struct AuthenticatingClient: Sendable {
     /// Reads `Authentication-Info` after a Digest answer: checks `rspauth` when sent, takes
     /// `nextnonce`. [RFC 7616 §3.5](https://www.rfc-editor.org/rfc/rfc7616#section-3.5)
     private func accept(
-        _ response: HTTPResponse, body: [UInt8],
-        answering sent: SentDigest, field: HTTPField.Name
+        _ response: HTTPResponse,
+        body: [UInt8],
+        answering sent: SentDigest,
+        field: HTTPField.Name
     ) async throws {
         guard let value = response.headerFields[field],
             let info = try? DigestAuthenticationInfo(headerValue: value)
@@ -295,7 +338,10 @@ public struct AuthenticatingClient: Sendable {
         {
             await state.remove(sent.key)
             throw ClientError(
-                .invalidServerProof, "the rspauth of \(sent.key.origin) does not match the credential", response: response)
+                .invalidServerProof,
+                "the rspauth of \(sent.key.origin) does not match the credential",
+                response: response
+            )
         }
         if let nextnonce = info.nextnonce {
             await state.renewNonce(sent.key, nextnonce: nextnonce)
@@ -303,13 +349,22 @@ public struct AuthenticatingClient: Sendable {
     }
 
     private func digestResponse(
-        _ challenge: DigestChallenge, _ entry: ScopedCredential, _ request: HTTPRequest, body: [UInt8]?,
+        _ challenge: DigestChallenge,
+        _ entry: ScopedCredential,
+        _ request: HTTPRequest,
+        body: [UInt8]?,
         nonceCount: UInt32
     ) throws -> DigestResponse {
         try DigestResponse(
-            challenge: challenge, credentials: entry.credential.digestCredentials, method: request.method,
-            uri: request.path ?? "/", body: body ?? [], nonceCount: nonceCount,
-            cnonce: configuration.cnonceGenerator.next(), qop: configuration.digestQOP)
+            challenge: challenge,
+            credentials: entry.credential.digestCredentials,
+            method: request.method,
+            uri: request.path ?? "/",
+            body: body ?? [],
+            nonceCount: nonceCount,
+            cnonce: configuration.cnonceGenerator.next(),
+            qop: configuration.digestQOP
+        )
     }
 
     private func checkPlainHTTP(_ origin: AuthScope, _ entry: ScopedCredential) throws {
@@ -317,17 +372,27 @@ public struct AuthenticatingClient: Sendable {
         throw ClientError(
             .plainHTTPRefused,
             "refusing to send a credential to \(origin) over plain http, where anyone on the path can read it;"
-                + " use https, or opt in to plain http for this scope")
+                + " use https, or opt in to plain http for this scope"
+        )
     }
 
     private func roundTrip(_ request: HTTPRequest, body: [UInt8]?) async throws -> (HTTPResponse, [UInt8]) {
         await state.countRoundTrip()
         let logger = configuration.logger
-        logger.debug("request", metadata: ["method": "\(request.method)", "url": "\(Redaction.redactedURL(request.absoluteURL))"])
-        logger.trace("request fields", metadata: ["fields": .array(Redaction.redacted(request.headerFields).map { "\($0)" })])
+        logger.debug(
+            "request",
+            metadata: ["method": "\(request.method)", "url": "\(Redaction.redactedURL(request.absoluteURL))"]
+        )
+        logger.trace(
+            "request fields",
+            metadata: ["fields": .array(Redaction.redacted(request.headerFields).map { "\($0)" })]
+        )
         let (response, responseBody) = try await transport.send(request, body: body)
         logger.debug("response", metadata: ["status": "\(response.status)", "bytes": "\(responseBody.count)"])
-        logger.trace("response fields", metadata: ["fields": .array(Redaction.redacted(response.headerFields).map { "\($0)" })])
+        logger.trace(
+            "response fields",
+            metadata: ["fields": .array(Redaction.redacted(response.headerFields).map { "\($0)" })]
+        )
         return (response, responseBody)
     }
 }
@@ -351,7 +416,10 @@ extension AuthenticatingClient {
         {
             let targetScheme = reference[..<colon].lowercased()
             guard targetScheme == "http" || targetScheme == "https", reference[colon...].hasPrefix("://") else {
-                throw ClientError(.invalidRedirect, "redirect to '\(Redaction.redactedURL(String(reference)))' is not http or https")
+                throw ClientError(
+                    .invalidRedirect,
+                    "redirect to '\(Redaction.redactedURL(String(reference)))' is not http or https"
+                )
             }
             absolute = String(reference)
         } else if reference.hasPrefix("//") {
@@ -411,13 +479,17 @@ actor ClientState {
     /// The space to answer a request for `path` at `origin` without waiting for a challenge,
     /// with its next nonce count: the one covering the longest prefix of the path; else, for a
     /// space without `domain` (the whole origin, RFC 7616 §3.3), the one used last.
-    func nextDigestUse(origin: AuthScope, path: String) -> (
+    func nextDigestUse(
+        origin: AuthScope,
+        path: String
+    ) -> (
         key: SpaceKey, challenge: DigestChallenge, entry: ScopedCredential, nonceCount: UInt32
     )? {
         let candidates = spaces.filter { $0.key.origin == origin }
         var best: (key: SpaceKey, length: Int, lastUse: Int)?
         for (key, space) in candidates {
-            let length = space.prefixes.filter { path.hasPrefix($0) }.map(\.count).max()
+            let length =
+                space.prefixes.filter { path.hasPrefix($0) }.map(\.count).max()
                 ?? (space.challenge.domain.isEmpty ? 0 : -1)
             guard length >= 0 else { continue }
             if let current = best, (current.length, current.lastUse) >= (length, space.lastUse) { continue }

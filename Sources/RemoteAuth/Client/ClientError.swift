@@ -37,7 +37,10 @@ public struct ClientError: Error, Hashable, CustomStringConvertible {
     public let response: HTTPResponse?
 
     public init(
-        _ code: Code, _ reason: String, challenge: AuthenticationChallenge? = nil, response: HTTPResponse? = nil
+        _ code: Code,
+        _ reason: String,
+        challenge: AuthenticationChallenge? = nil,
+        response: HTTPResponse? = nil
     ) {
         self.code = code
         self.reason = reason

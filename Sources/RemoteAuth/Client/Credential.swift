@@ -126,7 +126,9 @@ public actor InMemoryCredentialStore: CredentialStore {
 
     /// Adds `credential` for `scope`, replacing any credential for exactly that scope.
     public func add(
-        _ credential: Credential, for scope: AuthScope, allowingPlainHTTP: Bool = false,
+        _ credential: Credential,
+        for scope: AuthScope,
+        allowingPlainHTTP: Bool = false,
         persistence: CredentialPersistence = .forClient
     ) {
         entries.removeAll { $0.scope == scope }
@@ -148,7 +150,11 @@ public actor InMemoryCredentialStore: CredentialStore {
 
     /// Among matching entries, one limited to `realm` wins over one for every realm; among
     /// equals the one added last wins. Shared by the stores of this package.
-    package static func bestMatch(in entries: [ScopedCredential], for origin: AuthScope, realm: String?) -> ScopedCredential? {
+    package static func bestMatch(
+        in entries: [ScopedCredential],
+        for origin: AuthScope,
+        realm: String?
+    ) -> ScopedCredential? {
         let matching = entries.filter { entry in
             entry.scope.matches(origin, realm: realm) && (realm != nil || entry.scope.realm == nil)
         }

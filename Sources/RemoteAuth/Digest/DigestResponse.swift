@@ -106,7 +106,8 @@ public struct DigestResponse: Sendable, Hashable, CustomStringConvertible {
         var header: [UInt8] = Array("Digest ".utf8)
         header.reserveCapacity(
             256 + challenge.realm.utf8.count + challenge.nonce.utf8.count + uri.utf8.count + cnonce.utf8.count
-                + credentials.username.utf8.count + (challenge.opaque?.utf8.count ?? 0))
+                + credentials.username.utf8.count + (challenge.opaque?.utf8.count ?? 0)
+        )
         func field(_ name: StaticString, quoted value: String) {
             if header.count > 7 { header.append(contentsOf: [UInt8(ascii: ","), UInt8(ascii: " ")]) }
             header.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))

@@ -19,7 +19,10 @@ extension OAuth1 {
                 // 1024-bit keys are still what RFC 5849 era providers registered.
                 key = try _RSA.Signing.PrivateKey(unsafePEMRepresentation: pem)
             } catch {
-                throw OAuth1Error(.invalidKey, "the RSA private key cannot be read (expected a PEM RSA key of at least 1024 bits)")
+                throw OAuth1Error(
+                    .invalidKey,
+                    "the RSA private key cannot be read (expected a PEM RSA key of at least 1024 bits)"
+                )
             }
         }
 
@@ -63,7 +66,10 @@ extension OAuth1 {
             do {
                 key = try _RSA.Signing.PublicKey(unsafePEMRepresentation: pem)
             } catch {
-                throw OAuth1Error(.invalidKey, "the RSA public key cannot be read (expected a PEM RSA public key of at least 1024 bits, or a certificate)")
+                throw OAuth1Error(
+                    .invalidKey,
+                    "the RSA public key cannot be read (expected a PEM RSA public key of at least 1024 bits, or a certificate)"
+                )
             }
         }
 

@@ -16,7 +16,10 @@ extension OAuth1 {
         public static func make(method: HTTPRequest.Method, baseStringURI: String, parameters: [Parameter]) -> String {
             var pairs = EncodedPairs()
             for parameter in parameters { pairs.append(name: parameter.name.utf8, value: parameter.value.utf8) }
-            return String(decoding: pairs.baseString(method: method.rawValue, baseStringURI: Array(baseStringURI.utf8)), as: UTF8.self)
+            return String(
+                decoding: pairs.baseString(method: method.rawValue, baseStringURI: Array(baseStringURI.utf8)),
+                as: UTF8.self
+            )
         }
 
         /// The base string URI: [RFC 5849 §3.4.1.2](https://www.rfc-editor.org/rfc/rfc5849#section-3.4.1.2).
@@ -50,49 +53,53 @@ extension OAuth1 {
 
             var authority = authority
             return try authority.withUTF8 { bytes in
-            var hostStart = 0
-            if let at = bytes.lastIndex(of: UInt8(ascii: "@")) { hostStart = at + 1 }
-            var hostEnd = bytes.count
-            var portStart: Int? = nil
-            if hostStart < bytes.count, bytes[hostStart] == UInt8(ascii: "[") {
-                // IP-literal (RFC 3986 §3.2.2): "[v6]" or "[v6]:port".
-                guard let close = bytes[hostStart...].firstIndex(of: UInt8(ascii: "]")) else {
-                    throw OAuth1Error(.malformedRequest, "unterminated IPv6 literal in the authority")
-                }
-                hostEnd = close + 1
-                if hostEnd < bytes.count {
-                    guard bytes[hostEnd] == UInt8(ascii: ":") else {
-                        throw OAuth1Error(.malformedRequest, "unexpected characters after the IPv6 literal")
+                var hostStart = 0
+                if let at = bytes.lastIndex(of: UInt8(ascii: "@")) { hostStart = at + 1 }
+                var hostEnd = bytes.count
+                var portStart: Int? = nil
+                if hostStart < bytes.count, bytes[hostStart] == UInt8(ascii: "[") {
+                    // IP-literal (RFC 3986 §3.2.2): "[v6]" or "[v6]:port".
+                    guard let close = bytes[hostStart...].firstIndex(of: UInt8(ascii: "]")) else {
+                        throw OAuth1Error(.malformedRequest, "unterminated IPv6 literal in the authority")
                     }
-                    portStart = hostEnd + 1
+                    hostEnd = close + 1
+                    if hostEnd < bytes.count {
+                        guard bytes[hostEnd] == UInt8(ascii: ":") else {
+                            throw OAuth1Error(.malformedRequest, "unexpected characters after the IPv6 literal")
+                        }
+                        portStart = hostEnd + 1
+                    }
+                } else if let colon = bytes[hostStart...].lastIndex(of: UInt8(ascii: ":")) {
+                    hostEnd = colon
+                    portStart = colon + 1
                 }
-            } else if let colon = bytes[hostStart...].lastIndex(of: UInt8(ascii: ":")) {
-                hostEnd = colon
-                portStart = colon + 1
-            }
-            guard hostEnd > hostStart else {
-                throw OAuth1Error(.malformedRequest, "the request has no host")
-            }
-            for octet in bytes[hostStart..<hostEnd] { result.append(lower(octet)) }
-            if let portStart, portStart < bytes.count {
-                let digits = UnsafeBufferPointer(rebasing: bytes[portStart...])
-                guard digits.count <= 5, digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
-                    throw OAuth1Error(.malformedRequest, "the port '\(String(decoding: digits, as: UTF8.self))' is not a number")
+                guard hostEnd > hostStart else {
+                    throw OAuth1Error(.malformedRequest, "the request has no host")
                 }
-                let number = digits.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
-                let isDefault = (isHTTP && number == 80) || (isHTTPS && number == 443)
-                if !isDefault {
-                    result.append(UInt8(ascii: ":"))
-                    result.append(contentsOf: String(number).utf8)
+                for octet in bytes[hostStart..<hostEnd] { result.append(lower(octet)) }
+                if let portStart, portStart < bytes.count {
+                    let digits = UnsafeBufferPointer(rebasing: bytes[portStart...])
+                    guard digits.count <= 5, digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
+                    else {
+                        throw OAuth1Error(
+                            .malformedRequest,
+                            "the port '\(String(decoding: digits, as: UTF8.self))' is not a number"
+                        )
+                    }
+                    let number = digits.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
+                    let isDefault = (isHTTP && number == 80) || (isHTTPS && number == 443)
+                    if !isDefault {
+                        result.append(UInt8(ascii: ":"))
+                        result.append(contentsOf: String(number).utf8)
+                    }
                 }
-            }
-            let pathStart = result.count
-            for octet in path.utf8 {
-                if octet == UInt8(ascii: "?") || octet == UInt8(ascii: "#") { break }
-                result.append(octet)
-            }
-            if result.count == pathStart { result.append(UInt8(ascii: "/")) }
-            return result
+                let pathStart = result.count
+                for octet in path.utf8 {
+                    if octet == UInt8(ascii: "?") || octet == UInt8(ascii: "#") { break }
+                    result.append(octet)
+                }
+                if result.count == pathStart { result.append(UInt8(ascii: "/")) }
+                return result
             }
         }
 

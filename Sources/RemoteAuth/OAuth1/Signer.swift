@@ -102,7 +102,10 @@ extension OAuth1 {
                 hmacSHA1 = nil
                 hmacSHA256 = nil
             default:
-                throw OAuth1Error(.unsupportedSignatureMethod, "'\(signatureMethod.rawValue)' is not one of HMAC-SHA1, HMAC-SHA256, RSA-SHA1, PLAINTEXT")
+                throw OAuth1Error(
+                    .unsupportedSignatureMethod,
+                    "'\(signatureMethod.rawValue)' is not one of HMAC-SHA1, HMAC-SHA256, RSA-SHA1, PLAINTEXT"
+                )
             }
         }
 
@@ -213,7 +216,11 @@ extension OAuth1 {
                 throw OAuth1Error(.malformedRequest, "the request has no scheme or authority")
             }
             let path = request.path ?? "/"
-            let baseStringURI = try SignatureBaseString.baseStringURIBytes(scheme: scheme, authority: authority, path: path)
+            let baseStringURI = try SignatureBaseString.baseStringURIBytes(
+                scheme: scheme,
+                authority: authority,
+                path: path
+            )
 
             // Protocol parameters (§3.1), in name order; `oauth_signature` is filled in last.
             var protocolParameters: [Parameter] = []
@@ -242,12 +249,18 @@ extension OAuth1 {
             let isForm = FormBody.isFormEncoded(request.headerFields)
             if options.placement == .body {
                 guard isForm || (body ?? []).isEmpty else {
-                    throw OAuth1Error(.malformedRequest, "body placement needs an application/x-www-form-urlencoded body (§3.5.2)")
+                    throw OAuth1Error(
+                        .malformedRequest,
+                        "body placement needs an application/x-www-form-urlencoded body (§3.5.2)"
+                    )
                 }
             }
             if isForm, let body, !body.isEmpty { try pairs.appendForm(body[...]) }
             for index in 0..<pairs.count where Self.collides(pairs.name(at: index), with: protocolParameters) {
-                throw OAuth1Error(.duplicateParameter, "the request already carries '\(String(decoding: pairs.name(at: index), as: UTF8.self))'")
+                throw OAuth1Error(
+                    .duplicateParameter,
+                    "the request already carries '\(String(decoding: pairs.name(at: index), as: UTF8.self))'"
+                )
             }
             for (index, parameter) in protocolParameters.enumerated() where index != signatureIndex {
                 pairs.append(name: parameter.name.utf8, value: parameter.value.utf8)
@@ -266,8 +279,13 @@ extension OAuth1 {
             }
             protocolParameters[signatureIndex].value = signature
             return Computed(
-                protocolParameters: protocolParameters, signature: signature, baseString: baseString,
-                pathBytes: pathBytes, query: query, isForm: isForm)
+                protocolParameters: protocolParameters,
+                signature: signature,
+                baseString: baseString,
+                pathBytes: pathBytes,
+                query: query,
+                isForm: isForm
+            )
         }
 
         /// Signs a base string with this signer's method and key, returning `oauth_signature`
@@ -305,7 +323,9 @@ extension OAuth1 {
         /// quoted, separated by `", "`). The realm is a quoted-string (RFC 2617), not encoded.
         public static func authorizationHeader(_ protocolParameters: [Parameter], realm: String? = nil) -> String {
             var capacity = 6 + (realm.map { $0.utf8.count * 2 + 10 } ?? 0)
-            for parameter in protocolParameters { capacity += (parameter.name.utf8.count + parameter.value.utf8.count) * 3 + 5 }
+            for parameter in protocolParameters {
+                capacity += (parameter.name.utf8.count + parameter.value.utf8.count) * 3 + 5
+            }
             let bytes = [UInt8](writingAtMost: capacity) { out in
                 out.write("OAuth ")
                 var first = true

@@ -64,7 +64,9 @@ extension OAuth1 {
                 bodyParameters = try SignatureBaseString.formParameters(String(decoding: body, as: UTF8.self))
             }
 
-            let sources: [(Placement, [Parameter])] = [(.header, headerParameters), (.query, queryParameters), (.body, bodyParameters)]
+            let sources: [(Placement, [Parameter])] = [
+                (.header, headerParameters), (.query, queryParameters), (.body, bodyParameters),
+            ]
             let carrying = sources.filter { $0.1.contains { $0.name.hasPrefix("oauth_") } }
             guard let (placement, _) = carrying.first else {
                 throw OAuth1Error(.missingParameter, "no OAuth protocol parameters in the header, query or body")
@@ -87,7 +89,11 @@ extension OAuth1 {
                     guard seen.insert(parameter.name).inserted else {
                         throw OAuth1Error(.duplicateParameter, "'\(parameter.name)' appears more than once")
                     }
-                    if parameter.name == "oauth_signature" { signature = parameter.value } else { protocolParameters.append(parameter) }
+                    if parameter.name == "oauth_signature" {
+                        signature = parameter.value
+                    } else {
+                        protocolParameters.append(parameter)
+                    }
                 }
             }
 
@@ -100,7 +106,10 @@ extension OAuth1 {
             }
             let method = SignatureMethod(rawValue: methodName)
             guard SignatureMethod.supported.contains(method) else {
-                throw OAuth1Error(.unsupportedSignatureMethod, "oauth_signature_method '\(methodName)' is not supported")
+                throw OAuth1Error(
+                    .unsupportedSignatureMethod,
+                    "oauth_signature_method '\(methodName)' is not supported"
+                )
             }
             guard let signature else {
                 throw OAuth1Error(.missingParameter, "oauth_signature is absent")
@@ -162,7 +171,10 @@ extension OAuth1 {
                 throw OAuth1Error(.timestampRefused, "oauth_timestamp '\(text)' is not a number of seconds")
             }
             guard abs(value - now) <= window else {
-                throw OAuth1Error(.timestampRefused, "oauth_timestamp is \(value - now) s from the server's clock (window ±\(window) s)")
+                throw OAuth1Error(
+                    .timestampRefused,
+                    "oauth_timestamp is \(value - now) s from the server's clock (window ±\(window) s)"
+                )
             }
         }
 
@@ -182,7 +194,11 @@ extension OAuth1 {
                     throw OAuth1Error(.invalidSignature, "oauth_signature is not Base64")
                 }
                 if signatureMethod == .hmacSHA1 {
-                    valid = HMAC<Insecure.SHA1>.isValidAuthenticationCode(received, authenticating: baseString, using: key)
+                    valid = HMAC<Insecure.SHA1>.isValidAuthenticationCode(
+                        received,
+                        authenticating: baseString,
+                        using: key
+                    )
                 } else {
                     valid = HMAC<SHA256>.isValidAuthenticationCode(received, authenticating: baseString, using: key)
                 }
@@ -198,7 +214,10 @@ extension OAuth1 {
                 }
                 valid = publicKey.isValidSignature(received, for: baseString)
             default:
-                throw OAuth1Error(.unsupportedSignatureMethod, "oauth_signature_method '\(signatureMethod.rawValue)' is not supported")
+                throw OAuth1Error(
+                    .unsupportedSignatureMethod,
+                    "oauth_signature_method '\(signatureMethod.rawValue)' is not supported"
+                )
             }
             guard valid else {
                 throw OAuth1Error(.invalidSignature, "oauth_signature does not match the request")
@@ -227,7 +246,10 @@ extension OAuth1 {
             var parameters: [Parameter] = []
             while true {
                 skipSpaces()
-                while index < bytes.count, bytes[index] == UInt8(ascii: ",") { index += 1; skipSpaces() }
+                while index < bytes.count, bytes[index] == UInt8(ascii: ",") {
+                    index += 1
+                    skipSpaces()
+                }
                 if index == bytes.count { break }
                 let nameStart = index
                 while index < bytes.count, isTokenCharacter(bytes[index]) { index += 1 }
@@ -237,7 +259,10 @@ extension OAuth1 {
                 let rawName = bytes[nameStart..<index]
                 skipSpaces()
                 guard index < bytes.count, bytes[index] == UInt8(ascii: "=") else {
-                    throw OAuth1Error(.malformedHeader, "parameter '\(String(decoding: rawName, as: UTF8.self))' has no '='")
+                    throw OAuth1Error(
+                        .malformedHeader,
+                        "parameter '\(String(decoding: rawName, as: UTF8.self))' has no '='"
+                    )
                 }
                 index += 1
                 skipSpaces()
@@ -252,12 +277,19 @@ extension OAuth1 {
                             index += 2
                             continue
                         }
-                        if octet == UInt8(ascii: "\"") { closed = true; index += 1; break }
+                        if octet == UInt8(ascii: "\"") {
+                            closed = true
+                            index += 1
+                            break
+                        }
                         rawValue.append(octet)
                         index += 1
                     }
                     guard closed else {
-                        throw OAuth1Error(.malformedHeader, "unterminated quoted value for '\(String(decoding: rawName, as: UTF8.self))'")
+                        throw OAuth1Error(
+                            .malformedHeader,
+                            "unterminated quoted value for '\(String(decoding: rawName, as: UTF8.self))'"
+                        )
                     }
                 } else {
                     // Unquoted values are tolerated (some clients send them).
