@@ -9,9 +9,9 @@ import Testing
 /// AuthenticatingClient over AsyncHTTPClientTransport against the sandbox, over real sockets.
 @Suite struct ClientBasicTests {
     /// Challenge mode: every request pays the 401 (10 requests, 20 round trips).
-    @Test func challengeMode() async throws {
+    @Test(arguments: TransportKind.allCases) func challengeMode(over kind: TransportKind) async throws {
         try await Sandbox.withSandbox { sandbox in
-            try await withClient(credentialFor: [sandbox.baseURL]) { (client, recording) async throws in
+            try await withClient(credentialFor: [sandbox.baseURL], over: kind) { (client, recording) async throws in
                 for _ in 0..<10 {
                     let result = try await client.get(sandbox.baseURL + "/basic/")
                     #expect(result.status == 200)
@@ -25,15 +25,15 @@ import Testing
     }
 
     /// Preemptive mode, per client and per request: 10 requests, 10 round trips.
-    @Test func preemptive() async throws {
+    @Test(arguments: TransportKind.allCases) func preemptive(over kind: TransportKind) async throws {
         try await Sandbox.withSandbox { sandbox in
-            try await withClient(credentialFor: [sandbox.baseURL], preemptive: true) {
+            try await withClient(credentialFor: [sandbox.baseURL], preemptive: true, over: kind) {
                 (client, recording) async throws in
                 for _ in 0..<10 { #expect(try await client.status(sandbox.baseURL + "/basic/") == 200) }
                 #expect(await client.roundTrips == 10)
                 #expect(recording.hops.allSatisfy { $0.status == 200 && $0.authorization?.hasPrefix("Basic ") == true })
             }
-            try await withClient(credentialFor: [sandbox.baseURL]) { (client, _) async throws in
+            try await withClient(credentialFor: [sandbox.baseURL], over: kind) { (client, _) async throws in
                 #expect(try await client.status(sandbox.baseURL + "/basic/", preemptive: true) == 200)
                 #expect(await client.roundTrips == 1)
                 #expect(try await client.status(sandbox.baseURL + "/basic/") == 200)
@@ -43,10 +43,12 @@ import Testing
     }
 
     /// A wrong password is answered once, then the typed error carries the challenge.
-    @Test func wrongPasswordStopsAfterOneRetry() async throws {
+    @Test(arguments: TransportKind.allCases) func wrongPasswordStopsAfterOneRetry(over kind: TransportKind) async throws
+    {
         try await Sandbox.withSandbox { sandbox in
             let wrong = Credential(user: "alice", password: "looking-glass")
-            try await withClient(credentialFor: [sandbox.baseURL], credential: wrong) { (client, _) async throws in
+            try await withClient(credentialFor: [sandbox.baseURL], credential: wrong, over: kind) {
+                (client, _) async throws in
                 let error = await #expect(throws: ClientError.self) {
                     try await client.get(sandbox.baseURL + "/basic/")
                 }
@@ -58,7 +60,7 @@ import Testing
                 #expect(await client.roundTrips == 2)
             }
             // Preemptive: the credential already sent is not sent again.
-            try await withClient(credentialFor: [sandbox.baseURL], credential: wrong, preemptive: true) {
+            try await withClient(credentialFor: [sandbox.baseURL], credential: wrong, preemptive: true, over: kind) {
                 (client, _) async throws in
                 let error = await #expect(throws: ClientError.self) {
                     try await client.get(sandbox.baseURL + "/basic/")
@@ -70,10 +72,15 @@ import Testing
     }
 
     /// No credential for the origin (or only for another port): the 401 comes back as is.
-    @Test func noCredentialReturnsTheChallenge() async throws {
+    @Test(arguments: TransportKind.allCases) func noCredentialReturnsTheChallenge(over kind: TransportKind) async throws
+    {
         try await Sandbox.withSandbox { sandbox in
             let otherPort = "http://127.0.0.1:\(sandbox.port == 65535 ? 1 : sandbox.port + 1)"
-            try await withClient(credentialFor: [otherPort, "http://localhost:\(sandbox.port)"], preemptive: true) {
+            try await withClient(
+                credentialFor: [otherPort, "http://localhost:\(sandbox.port)"],
+                preemptive: true,
+                over: kind
+            ) {
                 (client, recording) async throws in
                 #expect(try await client.status(sandbox.baseURL + "/basic/") == 401)
                 #expect(await client.roundTrips == 1)
@@ -83,12 +90,15 @@ import Testing
     }
 
     /// A Digest-only credential is never downgraded to Basic.
-    @Test func digestOnlyCredentialIgnoresBasic() async throws {
+    @Test(arguments: TransportKind.allCases) func digestOnlyCredentialIgnoresBasic(
+        over kind: TransportKind
+    ) async throws {
         try await Sandbox.withSandbox { sandbox in
             try await withClient(
                 credentialFor: [sandbox.baseURL],
                 credential: .digest(user: "alice", password: "wonderland"),
-                preemptive: true
+                preemptive: true,
+                over: kind
             ) { (client, recording) async throws in
                 #expect(try await client.status(sandbox.baseURL + "/basic/") == 401)
                 #expect(recording.hops.count == 1)
@@ -131,14 +141,14 @@ import Testing
 
     /// An expired nonce: the sandbox answers stale=true, the client retries once with the new
     /// nonce and succeeds (2 round trips), no error.
-    @Test func staleNonceIsRenewed() async throws {
+    @Test(arguments: TransportKind.allCases) func staleNonceIsRenewed(over kind: TransportKind) async throws {
         let clock = TestClock()
         var configuration = SandboxConfiguration.demo()
         configuration.now = { clock.now() }
         configuration.digestNonceLifetime = 300
         try await Sandbox.withSandbox(configuration) { sandbox in
             let url = sandbox.baseURL + "/digest/SHA-256/auth/"
-            try await withClient(credentialFor: [sandbox.baseURL]) { (client, recording) async throws in
+            try await withClient(credentialFor: [sandbox.baseURL], over: kind) { (client, recording) async throws in
                 #expect(try await client.status(url) == 200)
                 #expect(await client.roundTrips == 2)
                 clock.advance(by: 301)
@@ -161,14 +171,14 @@ import Testing
 
     /// A nonce past half its life gets a nextnonce in Authentication-Info; the next request
     /// uses it with nc=1 and needs one round trip.
-    @Test func nextnonceIsHonoured() async throws {
+    @Test(arguments: TransportKind.allCases) func nextnonceIsHonoured(over kind: TransportKind) async throws {
         let clock = TestClock()
         var configuration = SandboxConfiguration.demo()
         configuration.now = { clock.now() }
         configuration.digestNonceLifetime = 300
         try await Sandbox.withSandbox(configuration) { sandbox in
             let url = sandbox.baseURL + "/digest/MD5/auth/"
-            try await withClient(credentialFor: [sandbox.baseURL]) { (client, recording) async throws in
+            try await withClient(credentialFor: [sandbox.baseURL], over: kind) { (client, recording) async throws in
                 #expect(try await client.status(url) == 200)
                 clock.advance(by: 151)
                 let (response, _) = try await client.send(try HTTPRequest(method: .get, absoluteURL: url))
@@ -186,11 +196,15 @@ import Testing
     }
 
     /// A wrong password: one answer, then the typed error carrying the Digest challenge.
-    @Test func wrongPasswordStopsAfterOneRetry() async throws {
+    @Test(arguments: TransportKind.allCases) func wrongPasswordStopsAfterOneRetry(over kind: TransportKind) async throws
+    {
         try await Sandbox.withSandbox { sandbox in
             let url = sandbox.baseURL + "/digest/SHA-512-256/auth/"
-            try await withClient(credentialFor: [sandbox.baseURL], credential: .digest(user: "alice", password: "nope"))
-            {
+            try await withClient(
+                credentialFor: [sandbox.baseURL],
+                credential: .digest(user: "alice", password: "nope"),
+                over: kind
+            ) {
                 (client, _) async throws in
                 let error = await #expect(throws: ClientError.self) { try await client.get(url) }
                 #expect(error?.code == .authenticationFailed)
@@ -207,9 +221,9 @@ import Testing
 
 @Suite struct ClientRedirectTests {
     /// Same origin: the credential follows the redirect.
-    @Test func sameOriginKeepsCredentials() async throws {
+    @Test(arguments: TransportKind.allCases) func sameOriginKeepsCredentials(over kind: TransportKind) async throws {
         try await Sandbox.withSandbox { sandbox in
-            try await withClient(credentialFor: [sandbox.baseURL], preemptive: true) {
+            try await withClient(credentialFor: [sandbox.baseURL], preemptive: true, over: kind) {
                 (client, recording) async throws in
                 for status in [301, 302, 303, 307, 308] {
                     let result = try await client.get(
@@ -227,10 +241,10 @@ import Testing
 
     /// Another port: no credential from the store and no caller-set Authorization; the
     /// target (which knows alice too) answers 401, and the client does not answer it.
-    @Test func anotherPortGetsNoCredential() async throws {
+    @Test(arguments: TransportKind.allCases) func anotherPortGetsNoCredential(over kind: TransportKind) async throws {
         try await Sandbox.withSandbox { a in
             try await Sandbox.withSandbox { b in
-                try await withClient(credentialFor: [a.baseURL, b.baseURL], preemptive: true) {
+                try await withClient(credentialFor: [a.baseURL, b.baseURL], preemptive: true, over: kind) {
                     (client, recording) async throws in
                     let result = try await client.get(redirect(a.baseURL, to: b.baseURL + "/basic/"))
                     #expect(result.status == 401)
@@ -256,7 +270,7 @@ import Testing
 
     /// Another host name on another address (127.0.0.2), and the same port under another name
     /// (localhost): no credential crosses.
-    @Test func anotherHostGetsNoCredential() async throws {
+    @Test(arguments: TransportKind.allCases) func anotherHostGetsNoCredential(over kind: TransportKind) async throws {
         let second = {
             var configuration = SandboxConfiguration.demo()
             configuration.host = "127.0.0.2"
@@ -265,7 +279,8 @@ import Testing
         try await Sandbox.withSandbox { a in
             try await Sandbox.withSandbox(second) { b in
                 #expect(b.baseURL.hasPrefix("http://127.0.0.2:"))
-                try await withClient(credentialFor: [a.baseURL], preemptive: true) { (client, recording) async throws in
+                try await withClient(credentialFor: [a.baseURL], preemptive: true, over: kind) {
+                    (client, recording) async throws in
                     #expect(try await client.status(redirect(a.baseURL, to: b.baseURL + "/basic/")) == 401)
                     #expect(recording.hops.map(\.status) == [302, 401])
                     #expect(!recording.hops[1].hasAuthorization)
@@ -302,9 +317,9 @@ import Testing
     }
 
     /// The hop limit: a chain of three redirects with a limit of two.
-    @Test func hopLimit() async throws {
+    @Test(arguments: TransportKind.allCases) func hopLimit(over kind: TransportKind) async throws {
         try await Sandbox.withSandbox { sandbox in
-            try await withClient(credentialFor: [], maximumRedirects: 2) { (client, _) async throws in
+            try await withClient(credentialFor: [], maximumRedirects: 2, over: kind) { (client, _) async throws in
                 let target = sandbox.baseURL + "/basic/"
                 let chain = redirect(
                     sandbox.baseURL,
