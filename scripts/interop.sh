@@ -8,6 +8,7 @@
 #   curl (Debian)     Basic and Digest against the sandbox, on http and (with openssl) on https
 #                     with the certificate and SPKI pin a sandbox started with --tls serves
 #   Chromium (Debian) + Selenium (PyPI) consents on the sandbox's authorize page
+#   httpbin (PyPI, under gunicorn) a Digest server for `remote-auth request`: MD5, SHA-256 × auth, auth-int
 #
 # The last line is the total: 'interop: N passed, M failed'.
 set -euo pipefail
@@ -30,13 +31,14 @@ for tool in curl openssl chromium chromedriver; do
     command -v "$tool" >/dev/null || { echo "interop: $tool is not on PATH after installing it" >&2; exit 1; }
 done
 
-echo "interop: installing peers (oauthlib, pyjwt, cryptography, requests, selenium from PyPI)"
-if ! python3 -m pip install --quiet oauthlib pyjwt cryptography requests selenium; then
-    echo "interop: FAILED to install oauthlib, pyjwt, cryptography, requests, selenium from PyPI" >&2
+echo "interop: installing peers (oauthlib, pyjwt, cryptography, requests, selenium, httpbin, gunicorn from PyPI)"
+if ! python3 -m pip install --quiet oauthlib pyjwt cryptography requests selenium httpbin gunicorn; then
+    echo "interop: FAILED to install oauthlib, pyjwt, cryptography, requests, selenium, httpbin, gunicorn from PyPI" >&2
     exit 1
 fi
-python3 -c "import oauthlib, jwt, cryptography, requests, selenium" ||
+python3 -c "import oauthlib, jwt, cryptography, requests, selenium, httpbin" 2>/dev/null ||
     { echo "interop: a Python peer is not importable" >&2; exit 1; }
+command -v gunicorn >/dev/null || { echo "interop: gunicorn is not on PATH after installing it" >&2; exit 1; }
 echo "interop: $(curl --version | head -n 1 | cut -d' ' -f1-2), $(openssl version | cut -d' ' -f1-2)," \
     "$(chromium --version 2>/dev/null)," \
     "$(chromedriver --version | cut -d' ' -f1-2), selenium $(python3 -c 'import selenium; print(selenium.__version__)')," \
@@ -161,6 +163,26 @@ if [ -n "$url" ]; then
         step curl-tls bash scripts/interop/curl_auth.sh "$url" "$pin"
     fi
 fi
+# httpbin under gunicorn on a free loopback port, for `remote-auth request`'s Digest.
+httpbin_port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')"
+gunicorn --bind "127.0.0.1:$httpbin_port" --workers 1 --log-level warning httpbin:app \
+    </dev/null >"$work/httpbin.out" 2>&1 &
+sandbox_pids+=("$!")
+httpbin_up=""
+for _ in $(seq 1 150); do
+    if curl -s -o /dev/null "http://127.0.0.1:$httpbin_port/get"; then httpbin_up=yes; break; fi
+    sleep 0.1
+done
+if [ -z "$httpbin_up" ]; then
+    echo "interop: httpbin did not answer on 127.0.0.1:$httpbin_port within 15 s; its output:"
+    sed 's/^/  /' "$work/httpbin.out"
+    failed=$((failed + 1))
+else
+    echo "interop: remote-auth request authenticates to httpbin's Digest routes ($(python3 -c 'import importlib.metadata as m; print("httpbin", m.version("httpbin"))'))"
+    mkdir -p "$work/httpbin"
+    step httpbin env TMPDIR_HTTPBIN="$work/httpbin" bash scripts/interop/httpbin_digest.sh "$binary" "http://127.0.0.1:$httpbin_port"
+fi
+
 for pid in "${sandbox_pids[@]}"; do
     if ! kill -0 "$pid" 2>/dev/null; then
         echo "interop: a sandbox (pid $pid) died during the run"
