@@ -29,11 +29,7 @@ public actor FileCredentialStore: CredentialStore {
     /// The default file: `$REMOTE_AUTH_HOME/credentials.json`, else
     /// `$XDG_CONFIG_HOME/remote-auth/credentials.json`, else `~/.config/remote-auth/credentials.json`.
     public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        if let home = environment["REMOTE_AUTH_HOME"], !home.isEmpty { return home + "/credentials.json" }
-        let config =
-            environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.config")
-        return config + "/remote-auth/credentials.json"
+        AtomicFile.defaultPath("credentials.json", environment: environment)
     }
 
     /// Opens the store at `path`, reading the credentials saved there (none if the file does
@@ -103,34 +99,6 @@ public actor FileCredentialStore: CredentialStore {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         let data = try encoder.encode(entries)
-        let url = URL(fileURLWithPath: path)
-        let folder = url.deletingLastPathComponent()
-        try FileManager.default.createDirectory(
-            at: folder,
-            withIntermediateDirectories: true,
-            attributes: [.posixPermissions: 0o700]
-        )
-        let temporary = folder.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
-        guard
-            FileManager.default.createFile(
-                atPath: temporary.path,
-                contents: nil,
-                attributes: [.posixPermissions: 0o600]
-            )
-        else {
-            throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: temporary.path])
-        }
-        do {
-            let handle = try FileHandle(forWritingTo: temporary)
-            try handle.write(contentsOf: data)
-            try handle.synchronize()
-            try handle.close()
-            guard rename(temporary.path, url.path) == 0 else {
-                throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
-            }
-        } catch {
-            try? FileManager.default.removeItem(at: temporary)
-            throw error
-        }
+        try AtomicFile.write(data, to: path)
     }
 }

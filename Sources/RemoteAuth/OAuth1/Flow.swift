@@ -2,7 +2,7 @@ import HTTPTypes
 
 extension OAuth1 {
     /// A service provider's OAuth 1.0a endpoints and the conventions it expects.
-    public struct Provider: Sendable, Hashable {
+    public struct Provider: Sendable, Hashable, Codable {
         /// Temporary credentials: [RFC 5849 §2.1](https://www.rfc-editor.org/rfc/rfc5849#section-2.1).
         public var requestTokenURL: String
         /// Resource owner authorization: [RFC 5849 §2.2](https://www.rfc-editor.org/rfc/rfc5849#section-2.2).
@@ -42,10 +42,15 @@ extension OAuth1 {
 
     /// Token credentials and the other fields the provider returned with them
     /// (`user_id`, `screen_name`, …).
-    public struct AccessToken: Sendable, Hashable, CustomStringConvertible {
+    public struct AccessToken: Sendable, Hashable, Codable, CustomStringConvertible {
         public var credentials: TokenCredentials
         /// Every other field of the response, in order.
         public var fields: [Parameter]
+
+        public init(credentials: TokenCredentials, fields: [Parameter] = []) {
+            self.credentials = credentials
+            self.fields = fields
+        }
 
         public func field(_ name: String) -> String? { fields.first { $0.name == name }?.value }
         public var userID: String? { field("user_id") }

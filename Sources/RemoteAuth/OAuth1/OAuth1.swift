@@ -35,7 +35,7 @@ extension OAuth1 {
 
     /// One name/value pair, decoded. OAuth 1 keeps duplicates and their order, so parameters are
     /// an ordered array of these, never a dictionary.
-    public struct Parameter: Hashable, Sendable, CustomStringConvertible {
+    public struct Parameter: Hashable, Sendable, Codable, CustomStringConvertible {
         public var name: String
         public var value: String
         public init(_ name: String, _ value: String) {
@@ -51,7 +51,8 @@ extension OAuth1 {
 
     /// The client credentials (consumer key and secret): [RFC 5849 §1.1](https://www.rfc-editor.org/rfc/rfc5849#section-1.1).
     /// `description` shows the key and redacts the secret.
-    public struct ClientCredentials: Hashable, Sendable, CustomStringConvertible, CustomDebugStringConvertible {
+    public struct ClientCredentials: Hashable, Sendable, Codable, CustomStringConvertible, CustomDebugStringConvertible
+    {
         public var key: String
         public var secret: String
         public init(key: String, secret: String) {
@@ -65,7 +66,7 @@ extension OAuth1 {
     /// Token credentials or temporary credentials (token and token secret):
     /// [RFC 5849 §1.1](https://www.rfc-editor.org/rfc/rfc5849#section-1.1). `description` shows the
     /// token and redacts the secret.
-    public struct TokenCredentials: Hashable, Sendable, CustomStringConvertible, CustomDebugStringConvertible {
+    public struct TokenCredentials: Hashable, Sendable, Codable, CustomStringConvertible, CustomDebugStringConvertible {
         public var token: String
         public var secret: String
         public init(token: String, secret: String) {

@@ -1,0 +1,50 @@
+public import Foundation
+public import RemoteAuth
+
+/// A ``TokenStore`` in one JSON file (mode 0600, replaced atomically), by default
+/// `$REMOTE_AUTH_HOME/tokens.json` or `$XDG_CONFIG_HOME/remote-auth/tokens.json`. Secrets are in
+/// clear text, protected by the file's mode.
+public actor FileTokenStore: TokenStore {
+    struct Entry: Codable {
+        var key: TokenStoreKey
+        var session: OAuth1.Session
+    }
+
+    public let path: String
+    private var sessions: [TokenStoreKey: OAuth1.Session] = [:]
+
+    public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        AtomicFile.defaultPath("tokens.json", environment: environment)
+    }
+
+    /// Opens the store at `path`, reading what is saved there (nothing if the file does not exist).
+    public init(path: String = FileTokenStore.defaultPath()) throws {
+        self.path = path
+        guard FileManager.default.fileExists(atPath: path) else { return }
+        let entries = try JSONDecoder().decode([Entry].self, from: Data(contentsOf: URL(fileURLWithPath: path)))
+        for entry in entries { sessions[entry.key] = entry.session }
+    }
+
+    public func session(service: String, account: String) -> OAuth1.Session? {
+        sessions[TokenStoreKey(service: service, account: account)]
+    }
+
+    public func save(_ session: OAuth1.Session, service: String, account: String) throws {
+        sessions[TokenStoreKey(service: service, account: account)] = session
+        try write()
+    }
+
+    public func removeSession(service: String, account: String) throws {
+        sessions[TokenStoreKey(service: service, account: account)] = nil
+        try write()
+    }
+
+    public func keys() -> [TokenStoreKey] { sessions.keys.sorted() }
+
+    private func write() throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        let entries = sessions.keys.sorted().map { Entry(key: $0, session: sessions[$0]!) }
+        try AtomicFile.write(try encoder.encode(entries), to: path)
+    }
+}
