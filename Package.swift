@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "RemoteAuthSandbox", targets: ["RemoteAuthSandbox"]),
         .library(name: "RemoteAuthURLSession", targets: ["RemoteAuthURLSession"]),
         .library(name: "RemoteAuthFileStore", targets: ["RemoteAuthFileStore"]),
+        .library(name: "RemoteAuthLoopback", targets: ["RemoteAuthLoopback"]),
         .library(name: "RemoteAuthAsyncHTTPClient", targets: ["RemoteAuthAsyncHTTPClient"]),
         .executable(name: "remote-auth", targets: ["remote-auth"]),
     ],
@@ -57,6 +58,17 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "RemoteAuthLoopback",
+            dependencies: [
+                "RemoteAuth",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -130,6 +142,7 @@ let package = Package(
             name: "RemoteAuthIntegrationTests",
             dependencies: [
                 "RemoteAuth",
+                "RemoteAuthLoopback",
                 "RemoteAuthFileStore",
                 "RemoteAuthURLSession",
                 "RemoteAuthSandbox",
