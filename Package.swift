@@ -107,6 +107,8 @@ let package = Package(
             name: "remote-auth",
             dependencies: [
                 "RemoteAuth",
+                "RemoteAuthFileStore",
+                "RemoteAuthLoopback",
                 "RemoteAuthSandbox",
                 "RemoteAuthAsyncHTTPClient",
                 .product(name: "HTTPTypes", package: "swift-http-types"),

@@ -6,7 +6,7 @@ struct RemoteAuthCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "remote-auth",
         abstract: "Authenticate to remote HTTP services: OAuth 1.0a, HTTP Basic and Digest.",
-        subcommands: [Sign.self, SandboxCommand.self, RequestCommand.self]
+        subcommands: [Sign.self, SandboxCommand.self, RequestCommand.self, AuthorizeCommand.self, ProfilesCommand.self]
     )
 
     /// Every failure, whether a usage error found by the parser or bad input found by a command,
@@ -57,6 +57,7 @@ enum Terminal {
 
     /// One line on stdout.
     static func writeLine(_ text: String) {
-        print(text)
+        // Unbuffered, so a script reading stdout sees each line as it is written.
+        FileHandle.standardOutput.write(Data((text + "\n").utf8))
     }
 }

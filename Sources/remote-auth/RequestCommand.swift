@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import RemoteAuth
 import RemoteAuthAsyncHTTPClient
+import RemoteAuthFileStore
 
 /// `remote-auth request`: sends one request, answers Basic and Digest challenges, follows
 /// redirects safely, and prints the response body.
@@ -44,6 +45,9 @@ struct RequestCommand: AsyncParsableCommand {
         )
     )
     var user: String?
+
+    @Option(help: "Sign with the OAuth 1.0a token kept under this profile (see 'remote-auth authorize').")
+    var profile: String?
 
     @Flag(help: "Send Basic credentials with the first request instead of waiting for a challenge.")
     var preemptive = false
@@ -118,14 +122,41 @@ struct RequestCommand: AsyncParsableCommand {
             await store.add(Credential(user: name, password: password), for: origin, allowingPlainHTTP: allowHTTP)
         }
 
+        var session: OAuth1.Session? = nil
+        if let profile {
+            let store = try FileTokenStore()
+            guard let key = await store.keys().first(where: { $0.service == profile }),
+                let found = await store.session(service: key.service, account: key.account)
+            else { throw CLIFailure("unknown profile: '\(profile)' (see 'remote-auth profiles list')") }
+            let providerOrigin = try AuthScope(url: found.provider.requestTokenURL).origin
+            guard providerOrigin == origin.origin else {
+                throw CLIFailure(
+                    "profile '\(profile)' signs requests to \(providerOrigin) only, not to \(origin.origin)"
+                )
+            }
+            session = found
+        }
+
         let verbose = self.verbose
         let preemptive = self.preemptive
+        let oauth = session
         let outcome: Result<(HTTPResponse, [UInt8]), any Error> = try await AsyncHTTPClientTransport.withTransport {
             transport in
             var configuration = AuthenticatingClient.Configuration()
             configuration.preemptive = preemptive
+            var wire: any HTTPTransport = verbose ? PrintingTransport(inner: transport) : transport
+            if let oauth {
+                // Signed closest to the wire, so that -v shows the Authorization field (redacted).
+                let signer = try OAuth1.Signer(client: oauth.client, token: oauth.accessToken.credentials)
+                wire = OAuth1.SigningTransport(
+                    verbose ? PrintingTransport(inner: transport) : transport,
+                    signer: signer,
+                    origin: try AuthScope(url: oauth.provider.requestTokenURL),
+                    now: unixNow
+                )
+            }
             let client = AuthenticatingClient(
-                transport: verbose ? PrintingTransport(inner: transport) : transport,
+                transport: wire,
                 credentials: store,
                 configuration: configuration
             )

@@ -1,0 +1,264 @@
+import ArgumentParser
+import Foundation
+import HTTPTypes
+import RemoteAuth
+import RemoteAuthAsyncHTTPClient
+import RemoteAuthFileStore
+import RemoteAuthLoopback
+
+struct AuthorizeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "authorize",
+        abstract: "Sign in to a provider and keep the token under a profile.",
+        subcommands: [AuthorizeOAuth1.self, AuthorizeReverseAuth.self]
+    )
+}
+
+/// The options every OAuth 1.0a sign-in shares.
+struct OAuth1ProviderOptions: ParsableArguments {
+    @Option(help: "The profile name the token is kept under.")
+    var profile: String
+
+    @Option(help: "The client (consumer) key.")
+    var consumerKey: String
+
+    @Option(help: "The client (consumer) secret (or REMOTE_AUTH_CONSUMER_SECRET).")
+    var consumerSecret: String?
+
+    @Option(help: "The temporary-credential (request token) URL.")
+    var requestTokenURL: String
+
+    @Option(help: "The resource-owner authorization URL.")
+    var authorizeURL: String?
+
+    @Option(help: "The token-credential (access token) URL.")
+    var accessTokenURL: String
+
+    func client() throws -> OAuth1.ClientCredentials {
+        guard let secret = consumerSecret ?? ProcessInfo.processInfo.environment["REMOTE_AUTH_CONSUMER_SECRET"] else {
+            throw CLIFailure("missing secret: --consumer-secret (or REMOTE_AUTH_CONSUMER_SECRET) is required")
+        }
+        return OAuth1.ClientCredentials(key: consumerKey, secret: secret)
+    }
+
+    func provider() -> OAuth1.Provider {
+        OAuth1.Provider(
+            requestTokenURL: requestTokenURL,
+            authorizeURL: authorizeURL ?? requestTokenURL,
+            accessTokenURL: accessTokenURL
+        )
+    }
+}
+
+func unixNow() -> Int64 { Int64(Date().timeIntervalSince1970) }
+
+/// Saves the session under the profile; returns the account name used.
+func saveProfile(_ profile: String, _ session: OAuth1.Session) async throws -> String {
+    let account = session.accessToken.screenName ?? session.accessToken.userID ?? "default"
+    let store = try FileTokenStore()
+    for key in await store.keys() where key.service == profile {
+        try await store.removeSession(service: key.service, account: key.account)
+    }
+    try await store.save(session, service: profile, account: account)
+    return account
+}
+
+func describe(_ error: any Error) -> String {
+    switch error {
+    case let error as FlowError: return error.reason
+    case let error as OAuth1Error: return error.reason
+    case let error as LoopbackCallbackListener.ListenerError: return error.reason
+    default: return "\(error)"
+    }
+}
+
+struct AuthorizeOAuth1: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "oauth1",
+        abstract: "The OAuth 1.0a three-legged flow (or the PIN flow), keeping the token under --profile.",
+        discussion: """
+            Without --pin, a listener on 127.0.0.1 with a free port is the callback (RFC 8252 §7.3); the \
+            authorize URL opens in the browser (xdg-open or open), or is printed with --no-browser. With \
+            --pin, the callback is oob and the PIN is read from standard input. The token is kept in \
+            $REMOTE_AUTH_HOME/tokens.json (else $XDG_CONFIG_HOME/remote-auth/tokens.json), mode 0600.
+            """
+    )
+
+    @OptionGroup var options: OAuth1ProviderOptions
+
+    @Flag(help: "Use the PIN (oob) flow: print the URL and read the PIN from standard input.")
+    var pin = false
+
+    @Flag(help: "Print the authorize URL instead of opening the browser.")
+    var noBrowser = false
+
+    @Option(help: "Seconds to wait for the browser.")
+    var timeout = 300
+
+    func run() async throws {
+        let client = try options.client()
+        let provider = options.provider()
+        guard options.authorizeURL != nil else { throw CLIFailure("missing option: --authorize-url") }
+        let pin = self.pin
+        let noBrowser = self.noBrowser
+        let timeout = self.timeout
+        let profile = options.profile
+        do {
+            let access: OAuth1.AccessToken = try await AsyncHTTPClientTransport.withTransport { transport in
+                let flow = OAuth1.Flow(provider: provider, client: client, transport: transport, now: unixNow)
+                if pin {
+                    let requestToken = try await flow.requestToken(callback: "oob")
+                    Terminal.writeLine(
+                        "Open this URL in a browser, authorize, then type the PIN: \(flow.authorizeURL(for: requestToken))"
+                    )
+                    Terminal.writeError("PIN: ")
+                    guard let typed = readLine(strippingNewline: true)?.trimmingCharacters(in: .whitespaces),
+                        !typed.isEmpty
+                    else {
+                        throw CLIFailure("no PIN: nothing was typed")
+                    }
+                    return try await flow.accessToken(for: requestToken, verifier: typed)
+                }
+                return try await LoopbackCallbackListener.withListener { callbackURL, listener in
+                    let requestToken = try await flow.requestToken(callback: callbackURL)
+                    let url = flow.authorizeURL(for: requestToken)
+                    if noBrowser || !openBrowser(url) {
+                        Terminal.writeLine("Open this URL in a browser: \(url)")
+                    } else {
+                        Terminal.writeLine("Opened the browser at: \(url)")
+                    }
+                    Terminal.writeError(
+                        "Waiting for the browser to come back to \(callbackURL) (up to \(timeout) s)…\n"
+                    )
+                    let callback = try await listener.callback(timeout: .seconds(timeout))
+                    let verifier = try flow.verifier(fromCallback: callback, for: requestToken)
+                    return try await flow.accessToken(for: requestToken, verifier: verifier)
+                }
+            }
+            let account = try await saveProfile(
+                profile,
+                OAuth1.Session(provider: provider, client: client, accessToken: access)
+            )
+            Terminal.writeLine("Signed in as \(account); saved as profile '\(profile)'.")
+        } catch let failure as CLIFailure {
+            throw failure
+        } catch {
+            throw CLIFailure("sign-in failed: \(describe(error))")
+        }
+    }
+
+    /// `xdg-open` (or `open` on macOS); `false` when neither could be started.
+    func openBrowser(_ url: String) -> Bool {
+        for tool in ["/usr/bin/xdg-open", "/usr/bin/open"] where FileManager.default.isExecutableFile(atPath: tool) {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: tool)
+            process.arguments = [url]
+            if (try? process.run()) != nil { return true }
+        }
+        return false
+    }
+}
+
+struct AuthorizeReverseAuth: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "reverse-auth",
+        abstract: "Twitter's reverse auth: a device's account signs in the app of --consumer-key.",
+        discussion: """
+            Step 1 asks the request token URL, signed with the app's credentials, for the \
+            x_reverse_auth_parameters; step 2 calls the access token URL signed with the device's client \
+            and access token. The app's token for the device's user is kept under --profile.
+            """
+    )
+
+    @OptionGroup var options: OAuth1ProviderOptions
+
+    @Option(help: "The device's client key.")
+    var deviceConsumerKey: String
+
+    @Option(help: "The device's client secret.")
+    var deviceConsumerSecret: String
+
+    @Option(help: "The device account's access token.")
+    var deviceToken: String
+
+    @Option(help: "The device account's access token secret.")
+    var deviceTokenSecret: String
+
+    func run() async throws {
+        let client = try options.client()
+        let provider = options.provider()
+        let device = OAuth1.ClientCredentials(key: deviceConsumerKey, secret: deviceConsumerSecret)
+        let deviceToken = OAuth1.TokenCredentials(token: self.deviceToken, secret: deviceTokenSecret)
+        do {
+            let access = try await AsyncHTTPClientTransport.withTransport { transport in
+                let app = OAuth1.Flow(provider: provider, client: client, transport: transport, now: unixNow)
+                let parameters = try await app.reverseAuthParameters()
+                let deviceFlow = OAuth1.Flow(provider: provider, client: device, transport: transport, now: unixNow)
+                return try await deviceFlow.reverseAuthAccessToken(
+                    deviceToken: deviceToken,
+                    targetConsumerKey: client.key,
+                    parameters: parameters
+                )
+            }
+            let account = try await saveProfile(
+                options.profile,
+                OAuth1.Session(provider: provider, client: client, accessToken: access)
+            )
+            Terminal.writeLine("Signed in as \(account) by reverse auth; saved as profile '\(options.profile)'.")
+        } catch {
+            throw CLIFailure("reverse auth failed: \(describe(error))")
+        }
+    }
+}
+
+struct ProfilesCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "profiles",
+        abstract: "List, show or remove the profiles kept by 'remote-auth authorize'.",
+        subcommands: [List.self, Show.self, Remove.self]
+    )
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "One line per profile: NAME ACCOUNT CONSUMER-KEY.")
+        func run() async throws {
+            let store = try FileTokenStore()
+            for key in await store.keys() {
+                let session = await store.session(service: key.service, account: key.account)
+                Terminal.writeLine("\(key.service) \(key.account) \(session?.client.key ?? "")")
+            }
+        }
+    }
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "A profile's provider, client and token, secrets redacted."
+        )
+        @Argument(help: "The profile name.") var name: String
+        func run() async throws {
+            let store = try FileTokenStore()
+            guard let key = await store.keys().first(where: { $0.service == name }),
+                let session = await store.session(service: key.service, account: key.account)
+            else { throw CLIFailure("unknown profile: '\(name)'") }
+            Terminal.writeLine("profile: \(name)")
+            Terminal.writeLine("account: \(key.account)")
+            Terminal.writeLine("request token URL: \(session.provider.requestTokenURL)")
+            Terminal.writeLine("authorize URL: \(session.provider.authorizeURL)")
+            Terminal.writeLine("access token URL: \(session.provider.accessTokenURL)")
+            Terminal.writeLine("client: \(session.client)")
+            Terminal.writeLine("token: \(session.accessToken.credentials)")
+            for field in session.accessToken.fields { Terminal.writeLine("\(field.name): \(field.value)") }
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Forget a profile.")
+        @Argument(help: "The profile name.") var name: String
+        func run() async throws {
+            let store = try FileTokenStore()
+            let keys = await store.keys().filter { $0.service == name }
+            guard !keys.isEmpty else { throw CLIFailure("unknown profile: '\(name)'") }
+            for key in keys { try await store.removeSession(service: key.service, account: key.account) }
+            Terminal.writeLine("Removed profile '\(name)'.")
+        }
+    }
+}
