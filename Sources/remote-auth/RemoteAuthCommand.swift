@@ -6,7 +6,10 @@ struct RemoteAuthCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "remote-auth",
         abstract: "Authenticate to remote HTTP services: OAuth 1.0a, HTTP Basic and Digest.",
-        subcommands: [Sign.self, SandboxCommand.self, RequestCommand.self, AuthorizeCommand.self, ProfilesCommand.self]
+        subcommands: [
+            Sign.self, SandboxCommand.self, RequestCommand.self, AuthorizeCommand.self, ProfilesCommand.self,
+            DemoCommand.self,
+        ]
     )
 
     /// Every failure, whether a usage error found by the parser or bad input found by a command,
