@@ -1,0 +1,129 @@
+import AsyncHTTPClient
+import Foundation
+import HTTPTypes
+import NIOCore
+import NIOHTTP1
+import RemoteAuth
+import Testing
+
+/// The tool as a new user runs it: `remote-auth sandbox` in one process, `remote-auth authorize
+/// oauth1 --no-browser` in another, the consent given over HTTP as a browser would, then
+/// `remote-auth request --profile` and `remote-auth profiles`.
+@Suite struct AuthorizeCLITests {
+    @Test func demoPassesEveryStep() throws {
+        let result = try CLI.run(["demo"])
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.last == "demo: 7 passed, 0 failed")
+        #expect(lines.filter { $0.hasPrefix("[") && $0.contains(": passed — ") }.count == 7)
+    }
+
+    @Test func authorizeThenRequestWithTheProfile() async throws {
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "remote-auth-home-\(UUID().uuidString)"
+        ).path
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let sandbox = try SandboxProcess([])
+        let base = try await sandbox.baseURL()
+
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("authorize-\(UUID().uuidString).out")
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: output) }
+        let handle = try FileHandle(forWritingTo: output)
+        let authorize = Process()
+        authorize.executableURL = try CLI.binary()
+        authorize.arguments = [
+            "authorize", "oauth1", "--profile", "sandbox", "--consumer-key", "demo-consumer",
+            "--request-token-url", base + "/oauth/request_token", "--authorize-url", base + "/oauth/authorize",
+            "--access-token-url", base + "/oauth/access_token", "--no-browser", "--timeout", "30",
+        ]
+        authorize.environment = ProcessInfo.processInfo.environment.merging(
+            ["REMOTE_AUTH_HOME": home, "REMOTE_AUTH_CONSUMER_SECRET": "demo-consumer-secret"]) { $1 }
+        authorize.standardOutput = handle
+        authorize.standardError = handle
+        try authorize.run()
+        defer { if authorize.isRunning { authorize.terminate() } }
+
+        // The URL it prints, then the browser's part over HTTP.
+        var text = ""
+        for _ in 0..<150 where !text.contains("Waiting for the browser") {
+            try await Task.sleep(for: .milliseconds(100))
+            text = String(decoding: try Data(contentsOf: output), as: UTF8.self)
+        }
+        let prefix = "Open this URL in a browser: "
+        let url = try #require(
+            text.split(separator: "\n").first { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) }
+        )
+        #expect(url.hasPrefix(base + "/oauth/authorize?oauth_token=rt-"))
+        let token = String(url[url.range(of: "oauth_token=")!.upperBound...])
+        let page = try await httpExchange(try HTTPRequest(method: .get, absoluteURL: url))
+        let csrfStart = try #require(page.1.range(of: "name=\"authenticity_token\" value=\""))
+        let csrf = String(page.1[csrfStart.upperBound...].prefix { $0 != "\"" })
+        var form = try HTTPRequest(method: .post, absoluteURL: base + "/oauth/authorize")
+        form.headerFields[.contentType] = "application/x-www-form-urlencoded"
+        let formBody =
+            "oauth_token=\(token)&authenticity_token=\(csrf)&username=alice&password=wonderland&action=authorize"
+        let redirect = try await httpRedirect(form, body: Array(formBody.utf8))
+        #expect(redirect.hasPrefix("http://127.0.0.1:"))
+        let landing = try await httpExchange(try HTTPRequest(method: .get, absoluteURL: redirect))
+        #expect(landing.0 == 200)
+        authorize.waitUntilExit()
+        try handle.close()
+        text = String(decoding: try Data(contentsOf: output), as: UTF8.self)
+        #expect(authorize.terminationStatus == 0, "\(text)")
+        #expect(text.contains("Signed in as alice; saved as profile 'sandbox'."))
+        let mode =
+            try FileManager.default.attributesOfItem(atPath: home + "/tokens.json")[.posixPermissions] as? NSNumber
+        #expect(mode?.intValue == 0o600)
+
+        let environment = ["REMOTE_AUTH_HOME": home]
+        let posted = try CLI.run(
+            [
+                "request", "--profile", "sandbox", "-d", "status=From the tool + 100% ü",
+                base + "/1.1/statuses/update.json",
+            ],
+            environment: environment
+        )
+        #expect(posted.status == 0, "\(posted.stderr)")
+        #expect(posted.stdout.contains("\"text\":\"From the tool + 100% ü\""))
+        let timeline = try CLI.run(
+            ["request", "--profile", "sandbox", base + "/1.1/statuses/home_timeline.json"],
+            environment: environment
+        )
+        #expect(timeline.stdout.contains("From the tool + 100% ü"))
+
+        let list = try CLI.run(["profiles", "list"], environment: environment)
+        #expect(list.stdout == "sandbox alice demo-consumer\n")
+        let show = try CLI.run(["profiles", "show", "sandbox"], environment: environment)
+        #expect(show.stdout.contains("client: ClientCredentials(key: demo-consumer, secret: <redacted>)"))
+        #expect(!show.stdout.contains("demo-consumer-secret"))
+        let tokenLine = try #require(show.stdout.split(separator: "\n").first { $0.hasPrefix("token: ") })
+        #expect(tokenLine.hasSuffix("secret: <redacted>)"))
+        let removed = try CLI.run(["profiles", "remove", "sandbox"], environment: environment)
+        #expect(removed.stdout == "Removed profile 'sandbox'.\n")
+        let unknown = try CLI.run(
+            ["request", "--profile", "sandbox", base + "/1.1/statuses/home_timeline.json"],
+            environment: environment
+        )
+        #expect(unknown.status == 2)
+        #expect(unknown.stderr.hasPrefix("remote-auth: unknown profile: 'sandbox'"))
+    }
+}
+
+/// The `Location` of a 302.
+func httpRedirect(_ request: HTTPRequest, body: [UInt8]) async throws -> String {
+    let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
+    do {
+        var outgoing = HTTPClientRequest(url: request.absoluteURL)
+        outgoing.method = .POST
+        for field in request.headerFields { outgoing.headers.add(name: field.name.rawName, value: field.value) }
+        outgoing.body = .bytes(ByteBuffer(bytes: body))
+        let response = try await client.execute(outgoing, timeout: .seconds(20))
+        _ = try await response.body.collect(upTo: 1 << 20)
+        try await client.shutdown()
+        return response.headers["Location"].first ?? ""
+    } catch {
+        try? await client.shutdown()
+        throw error
+    }
+}
