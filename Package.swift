@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "RemoteAuthFileStore", targets: ["RemoteAuthFileStore"]),
         .library(name: "RemoteAuthLoopback", targets: ["RemoteAuthLoopback"]),
         .library(name: "RemoteAuthAsyncHTTPClient", targets: ["RemoteAuthAsyncHTTPClient"]),
+        .library(name: "RemoteAuthNIO", targets: ["RemoteAuthNIO"]),
         .executable(name: "remote-auth", targets: ["remote-auth"]),
     ],
     dependencies: [
@@ -58,6 +59,22 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "RemoteAuthNIO",
+            dependencies: [
+                "RemoteAuth",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOTLS", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -111,6 +128,7 @@ let package = Package(
                 "RemoteAuthLoopback",
                 "RemoteAuthSandbox",
                 "RemoteAuthAsyncHTTPClient",
+                "RemoteAuthNIO",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -149,6 +167,7 @@ let package = Package(
                 "RemoteAuthURLSession",
                 "RemoteAuthSandbox",
                 "RemoteAuthAsyncHTTPClient",
+                "RemoteAuthNIO",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

@@ -96,6 +96,9 @@ public enum Sandbox {
 
     static func makeRouter(_ provider: SandboxProvider) -> Router<BasicRequestContext> {
         let router = Router()
+        if let onRequest = provider.configuration.onRequest {
+            router.add(middleware: RequestObserver(observe: onRequest))
+        }
         router.get("/") { _, _ in
             SandboxProvider.text(.ok, SandboxBanner.endpoints(base: ""), contentType: "text/plain; charset=utf-8")
         }
@@ -141,6 +144,21 @@ public enum Sandbox {
             return Response(status: status, headers: [.location: target])
         }
         return router
+    }
+}
+
+/// Shows every request head to ``SandboxConfiguration/onRequest`` before handling it.
+struct RequestObserver: RouterMiddleware {
+    typealias Context = BasicRequestContext
+    let observe: @Sendable (HTTPRequest) -> Void
+
+    func handle(
+        _ request: Request,
+        context: BasicRequestContext,
+        next: (Request, BasicRequestContext) async throws -> Response
+    ) async throws -> Response {
+        observe(request.head)
+        return try await next(request, context)
     }
 }
 

@@ -1,3 +1,4 @@
+public import HTTPTypes
 import Foundation
 import RemoteAuth
 
@@ -58,13 +59,16 @@ public struct SandboxConfiguration: Sendable {
         public var description: String { "SeededToken(consumer: \(consumerKey), token: \(token), user: \(user))" }
     }
 
-    /// TLS material in PEM: a certificate chain (leaf first) and its private key.
+    /// TLS material in PEM: a certificate chain (leaf first) and its private key; with
+    /// `clientCAPEM`, clients must present a certificate issued by one of those CAs (mutual TLS).
     public struct TLSMaterial: Sendable {
         public var certificateChainPEM: String
         public var privateKeyPEM: String
-        public init(certificateChainPEM: String, privateKeyPEM: String) {
+        public var clientCAPEM: String?
+        public init(certificateChainPEM: String, privateKeyPEM: String, clientCAPEM: String? = nil) {
             self.certificateChainPEM = certificateChainPEM
             self.privateKeyPEM = privateKeyPEM
+            self.clientCAPEM = clientCAPEM
         }
     }
 
@@ -87,6 +91,9 @@ public struct SandboxConfiguration: Sendable {
     public var statePath: String?
     /// Serve HTTPS with this material.
     public var tls: TLSMaterial?
+    /// Called with the head of every request that reaches the router, before it is handled:
+    /// lets a test see from the server's side what arrived (and that nothing did).
+    public var onRequest: (@Sendable (HTTPRequest) -> Void)?
     /// The clock, in seconds since 1970; injectable so tests can move time.
     public var now: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
 

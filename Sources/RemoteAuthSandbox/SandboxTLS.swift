@@ -53,9 +53,15 @@ public enum SandboxTLS {
     static func serverConfiguration(_ material: SandboxConfiguration.TLSMaterial) throws -> TLSConfiguration {
         let chain = try NIOSSLCertificate.fromPEMBytes(Array(material.certificateChainPEM.utf8))
         let key = try NIOSSLPrivateKey(bytes: Array(material.privateKeyPEM.utf8), format: .pem)
-        return TLSConfiguration.makeServerConfiguration(
+        var configuration = TLSConfiguration.makeServerConfiguration(
             certificateChain: chain.map { .certificate($0) },
             privateKey: .privateKey(key)
         )
+        if let clientCA = material.clientCAPEM {
+            // Mutual TLS: a client certificate issued by one of these CAs is required.
+            configuration.trustRoots = .certificates(try NIOSSLCertificate.fromPEMBytes(Array(clientCA.utf8)))
+            configuration.certificateVerification = .noHostnameVerification
+        }
+        return configuration
     }
 }

@@ -4,6 +4,7 @@ import HTTPTypes
 import RemoteAuth
 import RemoteAuthAsyncHTTPClient
 import RemoteAuthFileStore
+import RemoteAuthNIO
 
 /// `remote-auth request`: sends one request, answers Basic and Digest challenges, follows
 /// redirects safely, and prints the response body.
@@ -49,6 +50,14 @@ struct RequestCommand: AsyncParsableCommand {
     @Option(help: "Sign with the OAuth 1.0a token kept under this profile (see 'remote-auth authorize').")
     var profile: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "With --profile, where the OAuth 1.0a parameters go: header (default), query or body.",
+            valueName: "placement"
+        )
+    )
+    var placement: SignOAuth1.PlacementChoice?
+
     @Flag(help: "Send Basic credentials with the first request instead of waiting for a challenge.")
     var preemptive = false
 
@@ -57,6 +66,9 @@ struct RequestCommand: AsyncParsableCommand {
 
     @Flag(name: .shortAndLong, help: "Print request and response heads to stderr, credentials redacted.")
     var verbose = false
+
+    @OptionGroup(title: "TLS")
+    var tlsOptions: TLSOptions
 
     @Argument(help: "The absolute http or https URL.")
     var url: String
@@ -122,6 +134,9 @@ struct RequestCommand: AsyncParsableCommand {
             await store.add(Credential(user: name, password: password), for: origin, allowingPlainHTTP: allowHTTP)
         }
 
+        if self.placement != nil, profile == nil {
+            throw CLIFailure("--placement needs --profile: it says where the OAuth 1.0a parameters go")
+        }
         var session: OAuth1.Session? = nil
         if let profile {
             let store = try FileTokenStore()
@@ -140,7 +155,9 @@ struct RequestCommand: AsyncParsableCommand {
         let verbose = self.verbose
         let preemptive = self.preemptive
         let oauth = session
-        let outcome: Result<(HTTPResponse, [UInt8]), any Error> = try await AsyncHTTPClientTransport.withTransport {
+        let placement = self.placement?.placement ?? .header
+        let nioTransport = try tlsOptions.transport()
+        let outcome: Result<(HTTPResponse, [UInt8]), any Error> = try await Self.withTransport(nioTransport) {
             transport in
             var configuration = AuthenticatingClient.Configuration()
             configuration.preemptive = preemptive
@@ -152,6 +169,7 @@ struct RequestCommand: AsyncParsableCommand {
                     verbose ? PrintingTransport(inner: transport) : transport,
                     signer: signer,
                     origin: try AuthScope(url: oauth.provider.requestTokenURL),
+                    placement: placement,
                     now: unixNow
                 )
             }
@@ -177,6 +195,8 @@ struct RequestCommand: AsyncParsableCommand {
             }
             Terminal.writeError("remote-auth: authentication failed: \(error.reason)\n")
             response = final
+        case .failure(let error as TrustRejection):
+            throw CLIFailure(error.description + "; nothing was sent")
         case .failure(let error):
             throw CLIFailure("request failed: \(error)")
         }
@@ -184,6 +204,16 @@ struct RequestCommand: AsyncParsableCommand {
             Terminal.writeError("remote-auth: HTTP \(response.status.code) \(response.status.reasonPhrase)\n")
             Foundation.exit(1)
         }
+    }
+
+    /// Runs `body` with the NIO transport when TLS options were given (it owns the handshake, so
+    /// pins are checked before the request is written), else with AsyncHTTPClient.
+    static func withTransport<T: Sendable>(
+        _ nio: NIOHTTP1Transport?,
+        _ body: (any HTTPTransport) async throws -> T
+    ) async throws -> T {
+        if let nio { return try await body(nio) }
+        return try await AsyncHTTPClientTransport.withTransport { try await body($0) }
     }
 
     static func message(for error: ClientError) -> String {

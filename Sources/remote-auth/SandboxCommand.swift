@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import RemoteAuth
 import RemoteAuthSandbox
 
 struct SandboxCommand: AsyncParsableCommand {
@@ -30,6 +31,24 @@ struct SandboxCommand: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp("The PEM private key of --cert.", valueName: "file"))
     var key: String?
+
+    @Option(
+        name: .customLong("client-ca"),
+        help: ArgumentHelp(
+            "With --tls: require a client certificate issued by a CA in this PEM file (mutual TLS).",
+            valueName: "file"
+        )
+    )
+    var clientCA: String?
+
+    @Option(
+        name: .customLong("write-certificate"),
+        help: ArgumentHelp(
+            "With --tls: write the served certificate chain (PEM) here, for a client's --cacert.",
+            valueName: "file"
+        )
+    )
+    var writeCertificate: String?
 
     @Option(help: ArgumentHelp("A JSON file adding consumers, RSA consumer keys and users.", valueName: "file"))
     var config: String?
@@ -62,8 +81,11 @@ struct SandboxCommand: AsyncParsableCommand {
             }
         }
         var pin: String? = nil
+        if !(tls || cert != nil || key != nil), clientCA != nil || writeCertificate != nil {
+            throw CLIFailure("missing option: --client-ca and --write-certificate need --tls")
+        }
         if tls || cert != nil || key != nil {
-            let material: SandboxConfiguration.TLSMaterial
+            var material: SandboxConfiguration.TLSMaterial
             if cert != nil || key != nil {
                 guard let cert, let key else { throw CLIFailure("missing option: --cert and --key go together") }
                 guard let chain = try? String(contentsOfFile: cert, encoding: .utf8) else {
@@ -80,6 +102,19 @@ struct SandboxCommand: AsyncParsableCommand {
                 throw CLIFailure("unreadable certificate: '\(cert ?? "")' is not a PEM certificate")
             }
             pin = spki
+            if let clientCA {
+                guard let pem = try? String(contentsOfFile: clientCA, encoding: .utf8),
+                    (try? TrustRoots.pemBundle(pem)) != nil
+                else { throw CLIFailure("unreadable client CA: '\(clientCA)' is not a PEM certificate file") }
+                material.clientCAPEM = pem
+            }
+            if let writeCertificate {
+                do {
+                    try material.certificateChainPEM.write(toFile: writeCertificate, atomically: true, encoding: .utf8)
+                } catch {
+                    throw CLIFailure("cannot write the certificate to '\(writeCertificate)': \(error.localizedDescription)")
+                }
+            }
             configuration.tls = material
         }
         let banner = configuration
@@ -88,6 +123,7 @@ struct SandboxCommand: AsyncParsableCommand {
             try await Sandbox.run(configuration) { sandbox in
                 var text = "RemoteAuth sandbox listening on \(sandbox.baseURL)\n"
                 if let shownPin { text += "TLS SPKI pin: sha256//\(shownPin)\n" }
+                if banner.tls?.clientCAPEM != nil { text += "Mutual TLS: a client certificate from --client-ca is required.\n" }
                 text += "\n" + SandboxBanner.endpoints(base: sandbox.baseURL) + SandboxBanner.identities(banner)
                 if banner.autoApprove {
                     text += "Auto-approve: every authorize request is approved as \(banner.users.first?.name ?? "?").\n"

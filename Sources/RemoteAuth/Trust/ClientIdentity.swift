@@ -1,0 +1,31 @@
+/// A client certificate and its private key, for mutual TLS
+/// ([RFC 8446 §4.4.2](https://www.rfc-editor.org/rfc/rfc8446#section-4.4.2)). The core keeps the
+/// encoded material; the transport parses it when it connects (NIOSSL reads PEM and PKCS#12).
+/// `description` and `debugDescription` never show the key or the passphrase.
+public struct ClientIdentity: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible {
+    public enum Material: Sendable, Hashable {
+        /// The certificate chain (leaf first) and the private key, both PEM.
+        case pem(certificateChain: String, privateKey: String)
+        /// A PKCS#12 (`.p12`/`.pfx`) bundle and its passphrase.
+        case pkcs12(bytes: [UInt8], passphrase: String?)
+    }
+
+    public let material: Material
+
+    public init(certificateChainPEM: String, privateKeyPEM: String) {
+        self.material = .pem(certificateChain: certificateChainPEM, privateKey: privateKeyPEM)
+    }
+
+    public init(pkcs12: [UInt8], passphrase: String?) {
+        self.material = .pkcs12(bytes: pkcs12, passphrase: passphrase)
+    }
+
+    public var description: String {
+        switch material {
+        case .pem: "ClientIdentity(PEM certificate, private key: <redacted>)"
+        case .pkcs12: "ClientIdentity(PKCS#12, <redacted>)"
+        }
+    }
+
+    public var debugDescription: String { description }
+}
