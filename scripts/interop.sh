@@ -3,11 +3,16 @@
 # Installs its peers itself and fails (never skips) when one cannot be had.
 #
 #   oauthlib (PyPI)   verifies requests signed by `remote-auth sign oauth1`
+#   oauthlib (PyPI)   plays the provider (its server-side endpoints): `remote-auth authorize oauth1`
+#                     signs in to it (loopback callback and PIN), `remote-auth request --profile`
+#                     calls it in every placement, and it verifies each signature
 #   oauthlib (PyPI)   drives the sandbox's three-legged flow, every method and placement
 #                     (and against a second sandbox started with --auto-approve)
 #   curl (Debian)     Basic and Digest against the sandbox, on http and (with openssl) on https
 #                     with the certificate and SPKI pin a sandbox started with --tls serves
 #   Chromium (Debian) + Selenium (PyPI) consents on the sandbox's authorize page
+#   mitmproxy (Debian; PyPI in a venv as a fallback) a man in the middle whose CA is trusted:
+#                     unpinned requests leak the credential to it, pinned ones never reach it
 #   httpbin (PyPI, under gunicorn) a Digest server for `remote-auth request`: MD5, SHA-256 × auth, auth-int
 #
 # The last line is the total: 'interop: N passed, M failed'.
@@ -90,6 +95,12 @@ step() {
 
 echo "interop: oauthlib verifies requests signed by remote-auth"
 step oauthlib python3 scripts/interop/oauthlib_verify.py "$binary" ../shared/vectors 300
+
+echo "interop: remote-auth signs in to, and is verified by, an OAuth 1.0a provider built on oauthlib"
+step oauthlib-provider python3 scripts/interop/oauthlib_provider.py "$binary"
+
+echo "interop: mitmproxy in front of a TLS sandbox: pins keep the credential from it"
+step mitm bash scripts/interop/mitm_pinning.sh "$binary"
 
 # The sandbox's --config: the RSA-SHA1 consumer the oauthlib flow needs (the public key of the
 # vector rfc5849_1.2_photos_rsa_sha1, whose private key oauthlib signs with), and one more

@@ -1,10 +1,10 @@
 public import HTTPTypes
-public import NIOCore
 import NIOConcurrencyHelpers
+public import NIOCore
 import NIOHTTP1
 public import NIOPosix
-import NIOTLS
 import NIOSSL
+import NIOTLS
 public import RemoteAuth
 import SwiftASN1
 import X509
@@ -188,63 +188,98 @@ public struct NIOHTTP1Transport: HTTPTransport {
             throw TransportError(reason: "TLS handshake with \(origin) failed: \(error)")
         }
 
-        return try await channel.executeThenClose { inbound, outbound in
-            var head = HTTPRequestHead(
-                version: .http1_1,
-                method: HTTPMethod(rawValue: request.method.rawValue),
-                uri: request.path ?? "/"
-            )
-            // HTTPRequest keeps the authority out of its fields (it is `Host` on HTTP/1.1).
-            head.headers.add(name: "Host", value: request.authority ?? origin.host)
-            for field in request.headerFields where field.name != .connection {
-                head.headers.add(name: field.name.rawName, value: field.value)
+        do {
+            return try await channel.executeThenClose { inbound, outbound in
+                try await Self.roundTrip(
+                    request,
+                    body: body,
+                    origin: origin,
+                    inbound: inbound,
+                    outbound: outbound,
+                    maximumResponseBytes: configuration.maximumResponseBytes
+                )
             }
-            head.headers.add(name: "Connection", value: "close")
-            if let body {
-                head.headers.replaceOrAdd(name: "Content-Length", value: String(body.count))
-            } else if request.method == .post || request.method == .put || request.method == .patch {
-                head.headers.replaceOrAdd(name: "Content-Length", value: "0")
-            }
+        } catch let error as TransportError {
+            throw error
+        } catch {
+            throw TransportError(reason: "the exchange with \(origin) failed: \(error)")
+        }
+    }
+
+    private static func roundTrip(
+        _ request: HTTPRequest,
+        body: [UInt8]?,
+        origin: AuthScope,
+        inbound: NIOAsyncChannelInboundStream<HTTPClientResponsePart>,
+        outbound: NIOAsyncChannelOutboundWriter<HTTPClientRequestPart>,
+        maximumResponseBytes: Int
+    ) async throws -> (HTTPResponse, [UInt8]) {
+        var head = HTTPRequestHead(
+            version: .http1_1,
+            method: HTTPMethod(rawValue: request.method.rawValue),
+            uri: request.path ?? "/"
+        )
+        // HTTPRequest keeps the authority out of its fields (it is `Host` on HTTP/1.1).
+        head.headers.add(name: "Host", value: request.authority ?? origin.host)
+        for field in request.headerFields where field.name != .connection {
+            head.headers.add(name: field.name.rawName, value: field.value)
+        }
+        head.headers.add(name: "Connection", value: "close")
+        if let body {
+            head.headers.replaceOrAdd(name: "Content-Length", value: String(body.count))
+        } else if request.method == .post || request.method == .put || request.method == .patch {
+            head.headers.replaceOrAdd(name: "Content-Length", value: "0")
+        }
+        do {
             try await outbound.write(.head(head))
             if let body, !body.isEmpty { try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: body)))) }
             try await outbound.write(.end(nil))
-
-            var responseHead: HTTPResponseHead?
-            var responseBody: [UInt8] = []
-            loop: for try await part in inbound {
-                switch part {
-                case .head(let received):
-                    // 1xx answers are interim (RFC 9110 §15.2); the final one follows.
-                    if received.status.code >= 100, received.status.code < 200 { continue }
-                    responseHead = received
-                case .body(var buffer):
-                    guard responseBody.count + buffer.readableBytes <= configuration.maximumResponseBytes else {
-                        throw TransportError(
-                            reason: "the response body from \(origin) is larger than \(configuration.maximumResponseBytes) bytes"
-                        )
-                    }
-                    responseBody += buffer.readBytes(length: buffer.readableBytes) ?? []
-                case .end:
-                    if responseHead != nil { break loop }
-                }
+        } catch {
+            // The channel closed under the write: the reason, such as a TLS 1.3 server's alert
+            // refusing a missing client certificate, arrives on the inbound side.
+            do {
+                for try await _ in inbound {}
+            } catch let reason {
+                throw TransportError(reason: "\(origin) closed the connection: \(reason)")
             }
-            guard let responseHead else {
-                throw TransportError(reason: "\(origin) closed the connection without a complete response")
-            }
-            var fields = HTTPFields()
-            fields.reserveCapacity(responseHead.headers.count)
-            for header in responseHead.headers {
-                guard let name = HTTPField.Name(header.name) else {
-                    throw TransportError(reason: "the response has an invalid field name '\(header.name)'")
-                }
-                fields.append(HTTPField(name: name, value: header.value))
-            }
-            let status = HTTPResponse.Status(
-                code: Int(responseHead.status.code),
-                reasonPhrase: responseHead.status.reasonPhrase
-            )
-            return (HTTPResponse(status: status, headerFields: fields), responseBody)
+            throw TransportError(reason: "\(origin) closed the connection before the request was written")
         }
+
+        var responseHead: HTTPResponseHead?
+        var responseBody: [UInt8] = []
+        loop: for try await part in inbound {
+            switch part {
+            case .head(let received):
+                // 1xx answers are interim (RFC 9110 §15.2); the final one follows.
+                if received.status.code >= 100, received.status.code < 200 { continue }
+                responseHead = received
+            case .body(var buffer):
+                guard responseBody.count + buffer.readableBytes <= maximumResponseBytes else {
+                    throw TransportError(
+                        reason: "the response body from \(origin) is larger than \(maximumResponseBytes) bytes"
+                    )
+                }
+                responseBody += buffer.readBytes(length: buffer.readableBytes) ?? []
+            case .end:
+                if responseHead != nil { break loop }
+            }
+        }
+        guard let responseHead else {
+            throw TransportError(reason: "\(origin) closed the connection without a complete response")
+        }
+        var fields = HTTPFields()
+        fields.reserveCapacity(responseHead.headers.count)
+        for header in responseHead.headers {
+            guard let name = HTTPField.Name(header.name) else {
+                throw TransportError(reason: "the response has an invalid field name '\(header.name)'")
+            }
+            fields.append(HTTPField(name: name, value: header.value))
+        }
+        let status = HTTPResponse.Status(
+            code: Int(responseHead.status.code),
+            reasonPhrase: responseHead.status.reasonPhrase
+        )
+        return (HTTPResponse(status: status, headerFields: fields), responseBody)
     }
 
     /// NIOSSL's verification callback: parses the presented chain, asks the policy, and
@@ -285,7 +320,9 @@ public struct NIOHTTP1Transport: HTTPTransport {
                     try serializer.serialize(certificate)
                     return try NIOSSLCertificate(bytes: serializer.serializedBytes, format: .der)
                 }
-                return .certificateVerified(VerificationMetadata(chain.isEmpty ? nil : ValidatedCertificateChain(chain)))
+                return .certificateVerified(
+                    VerificationMetadata(chain.isEmpty ? nil : ValidatedCertificateChain(chain))
+                )
             case .rejected(let reason):
                 rejection.withLockedValue { $0 = reason }
                 return .failed
@@ -335,5 +372,6 @@ final class HandshakeWaiter: ChannelInboundHandler, RemovableChannelHandler {
 func isIPAddress(_ host: String) -> Bool {
     if host.contains(":") { return true }
     let parts = host.split(separator: ".", omittingEmptySubsequences: false)
-    return parts.count == 4 && parts.allSatisfy { !$0.isEmpty && $0.count <= 3 && $0.allSatisfy { ("0"..."9").contains($0) } }
+    return parts.count == 4
+        && parts.allSatisfy { !$0.isEmpty && $0.count <= 3 && $0.allSatisfy { ("0"..."9").contains($0) } }
 }

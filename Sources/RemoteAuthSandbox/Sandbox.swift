@@ -37,11 +37,15 @@ public enum Sandbox {
         let (started, continuation) = AsyncStream.makeStream(of: RunningSandbox.self)
         return try await withThrowingTaskGroup(of: T?.self) { group in
             group.addTask {
+                // A sandbox that cannot start (a bad certificate, a port in use) ends the stream,
+                // so the wait below ends too, and its error is thrown from the group.
+                defer { continuation.finish() }
                 try await run(configuration, handlingSignals: false) { continuation.yield($0) }
                 return nil
             }
             var iterator = started.makeAsyncIterator()
             guard let sandbox = await iterator.next() else {
+                while try await group.next() != nil {}
                 throw SandboxError("the sandbox stopped before it started")
             }
             let result = try await body(sandbox)

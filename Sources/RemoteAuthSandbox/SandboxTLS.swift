@@ -43,7 +43,11 @@ public enum SandboxTLS {
     /// The SHA-256 of the leaf's SubjectPublicKeyInfo, in Base64: the pin HPKP, TrustKit and
     /// curl's `--pinnedpubkey sha256//…` use.
     public static func spkiSHA256(certificateChainPEM: String) throws -> String {
-        let leaf = try Certificate(pemEncoded: certificateChainPEM)
+        // The chain's first block is the leaf.
+        guard let first = try PEMDocument.parseMultiple(pemString: certificateChainPEM).first else {
+            throw SandboxError("no PEM block in the certificate chain")
+        }
+        let leaf = try Certificate(pemDocument: first)
         // The whole SubjectPublicKeyInfo DER (algorithm and key), as RFC 7469 §2.4 hashes it.
         var serializer = DER.Serializer()
         try serializer.serialize(leaf.publicKey)

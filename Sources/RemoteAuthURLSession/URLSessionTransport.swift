@@ -22,6 +22,18 @@ import FoundationNetworking
 /// declines, and hands that response back, status and header fields intact but with an empty
 /// body. Digest and other schemes reach the client untouched.
 ///
+/// **Server trust.** FoundationNetworking on Linux (libcurl underneath) never delivers a
+/// server-trust challenge to the delegate (`NSURLAuthenticationMethodServerTrust` does not
+/// occur; there is no `SecTrust`), has no per-session CA bundle and no access to the
+/// certificate chain, and does not ask the delegate for a client certificate. It evaluates the
+/// system's roots and the host name, nothing else. So this transport accepts only
+/// ``RemoteAuth/ServerTrust`` with ``RemoteAuth/DefaultTrustPolicy`` on the system roots and no
+/// ``RemoteAuth/ClientIdentity``; anything else (a pin, a CA bundle, a pinned certificate,
+/// accept-anything, mutual TLS) throws ``RemoteAuth/TrustError/Code/unsupportedByTransport``
+/// from the initializer rather than connect without it. Use `RemoteAuthNIO`'s
+/// `NIOHTTP1Transport` for those. (On Apple platforms the delegate can evaluate `SecTrust`;
+/// that adapter is not written yet.)
+///
 /// Limits of `URLRequest`/`HTTPURLResponse`: header fields with the same name are joined with
 /// `,` (and the order of fields is not kept), and `URLSession` may add `Accept-Encoding` and
 /// decode the body.
@@ -36,6 +48,31 @@ public struct URLSessionTransport: HTTPTransport {
     let timeout: TimeInterval
 
     /// A transport with its own ephemeral session.
+    ///
+    /// - Throws: ``RemoteAuth/TrustError/Code/unsupportedByTransport`` for a trust policy other
+    ///   than the system's default, or a client identity (see the type's discussion).
+    public init(timeout: TimeInterval = 30, trust: ServerTrust, clientIdentity: ClientIdentity? = nil) throws {
+        try Self.checkSupported(trust: trust, clientIdentity: clientIdentity)
+        self.init(timeout: timeout)
+    }
+
+    /// Fails closed: a policy this transport cannot evaluate is an error, never skipped.
+    static func checkSupported(trust: ServerTrust, clientIdentity: ClientIdentity?) throws {
+        guard trust.isSystemDefault else {
+            throw TrustError(
+                .unsupportedByTransport,
+                "URLSession on Linux (FoundationNetworking) cannot evaluate \(trust): it shows no certificate chain to the delegate; use NIOHTTP1Transport"
+            )
+        }
+        guard clientIdentity == nil else {
+            throw TrustError(
+                .unsupportedByTransport,
+                "URLSession on Linux (FoundationNetworking) cannot present a client certificate; use NIOHTTP1Transport"
+            )
+        }
+    }
+
+    /// A transport with its own ephemeral session, trusting the system's roots.
     public init(timeout: TimeInterval = 30) {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.httpShouldSetCookies = false
