@@ -240,7 +240,10 @@ public struct NIOHTTP1Transport: HTTPTransport {
             do {
                 for try await _ in inbound {}
             } catch let reason {
-                throw TransportError(reason: "\(origin) closed the connection: \(reason)")
+                // A TLS 1.3 server checks the client's certificate after the client's handshake ends.
+                let hint =
+                    "\(reason)".contains("CERTIFICATE_REQUIRED") ? " (the server requires a client certificate)" : ""
+                throw TransportError(reason: "\(origin) closed the connection\(hint): \(reason)")
             }
             throw TransportError(reason: "\(origin) closed the connection before the request was written")
         }

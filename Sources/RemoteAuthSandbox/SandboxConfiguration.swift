@@ -1,5 +1,5 @@
-public import HTTPTypes
 import Foundation
+public import HTTPTypes
 import RemoteAuth
 
 /// What a sandbox serves and to whom: its address, its identities and its policies.

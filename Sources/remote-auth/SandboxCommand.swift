@@ -112,7 +112,9 @@ struct SandboxCommand: AsyncParsableCommand {
                 do {
                     try material.certificateChainPEM.write(toFile: writeCertificate, atomically: true, encoding: .utf8)
                 } catch {
-                    throw CLIFailure("cannot write the certificate to '\(writeCertificate)': \(error.localizedDescription)")
+                    throw CLIFailure(
+                        "cannot write the certificate to '\(writeCertificate)': \(error.localizedDescription)"
+                    )
                 }
             }
             configuration.tls = material
@@ -123,7 +125,9 @@ struct SandboxCommand: AsyncParsableCommand {
             try await Sandbox.run(configuration) { sandbox in
                 var text = "RemoteAuth sandbox listening on \(sandbox.baseURL)\n"
                 if let shownPin { text += "TLS SPKI pin: sha256//\(shownPin)\n" }
-                if banner.tls?.clientCAPEM != nil { text += "Mutual TLS: a client certificate from --client-ca is required.\n" }
+                if banner.tls?.clientCAPEM != nil {
+                    text += "Mutual TLS: a client certificate from --client-ca is required.\n"
+                }
                 text += "\n" + SandboxBanner.endpoints(base: sandbox.baseURL) + SandboxBanner.identities(banner)
                 if banner.autoApprove {
                     text += "Auto-approve: every authorize request is approved as \(banner.users.first?.name ?? "?").\n"

@@ -29,14 +29,18 @@ import Testing
         #expect(trusted.stderr == "")
 
         let pinned = try CLI.run(
-            ["request", "--cacert", certificate, "--pin", pin, "--pin", backup, "--preemptive"] + user + [base + "/basic/"]
+            ["request", "--cacert", certificate, "--pin", pin, "--pin", backup, "--preemptive"] + user + [
+                base + "/basic/"
+            ]
         )
         #expect(pinned.status == 0)
         #expect(pinned.stdout == aliceJSON)
 
         let other = "sha256//" + Data(repeating: 9, count: 32).base64EncodedString()
         let refused = try CLI.run(
-            ["request", "--cacert", certificate, "--pin", other, "--pin", backup, "--preemptive"] + user + [base + "/basic/"]
+            ["request", "--cacert", certificate, "--pin", other, "--pin", backup, "--preemptive"] + user + [
+                base + "/basic/"
+            ]
         )
         #expect(refused.status == 2)
         #expect(refused.stdout == "")
@@ -59,7 +63,10 @@ import Testing
     @Test func badTLSInput() throws {
         let url = "https://127.0.0.1:1/"
         let cases: [([String], String)] = [
-            (["--pin", "sha256//" + Data(repeating: 1, count: 32).base64EncodedString()], "remote-auth: bad --pin: public-key pinning needs at least two distinct pins"),
+            (
+                ["--pin", "sha256//" + Data(repeating: 1, count: 32).base64EncodedString()],
+                "remote-auth: bad --pin: public-key pinning needs at least two distinct pins"
+            ),
             (["--pin", "sha1//AAAA", "--pin", "sha1//BBBB"], "remote-auth: bad --pin: unsupported pin hash 'sha1'"),
             (["--pin", "sha256//short=", "--pin", "sha256//other="], "remote-auth: bad --pin: "),
             (["--cacert", "/nonexistent.pem"], "remote-auth: unreadable CA bundle: cannot read '/nonexistent.pem'"),

@@ -55,7 +55,9 @@ struct TestPKI {
         client: Bool = false
     ) throws -> Issued {
         let key = P256.Signing.PrivateKey()
-        let names = dnsNames.map { GeneralName.dnsName($0) } + ipv4.map { .ipAddress(ASN1OctetString(contentBytes: ArraySlice($0))) }
+        let names =
+            dnsNames.map { GeneralName.dnsName($0) }
+            + ipv4.map { .ipAddress(ASN1OctetString(contentBytes: ArraySlice($0))) }
         let certificate = try Certificate(
             version: .v3,
             serialNumber: Certificate.SerialNumber(),
@@ -154,7 +156,9 @@ func rejection(_ body: () async throws -> Void) async -> TrustRejection? {
         let leaf = try pki.issue()
         let arrivals = Arrivals()
         try await withTLSSandbox(serving: leaf, pki: pki, arrivals: arrivals) { sandbox in
-            let pins = [SPKIPin(certificate: try pki.issue().certificate), SPKIPin(certificate: try pki.issue().certificate)]
+            let pins = [
+                SPKIPin(certificate: try pki.issue().certificate), SPKIPin(certificate: try pki.issue().certificate),
+            ]
             let pinned = try transport(PublicKeyPinningPolicy(pins: pins, roots: .certificates([pki.ca.certificate])))
             // Through the authenticating client too, with Basic sent preemptively.
             let store = InMemoryCredentialStore()
@@ -163,7 +167,10 @@ func rejection(_ body: () async throws -> Void) async -> TrustRejection? {
             configuration.preemptive = true
             let client = AuthenticatingClient(transport: pinned, credentials: store, configuration: configuration)
             let refused = await rejection {
-                _ = try await client.send(try HTTPRequest(method: .get, absoluteURL: sandbox.baseURL + "/basic/"), body: nil)
+                _ = try await client.send(
+                    try HTTPRequest(method: .get, absoluteURL: sandbox.baseURL + "/basic/"),
+                    body: nil
+                )
             }
             #expect(refused?.code == .pinMismatch)
             #expect(refused?.host == "127.0.0.1")
@@ -193,7 +200,10 @@ func rejection(_ body: () async throws -> Void) async -> TrustRejection? {
         try await withTLSSandbox(serving: impostor, pki: pki, arrivals: arrivals) { sandbox in
             let roots = TrustRoots.certificates([pki.ca.certificate])
             // The CA alone is fooled …
-            let (response, _) = try await getBasic(sandbox.baseURL, over: try transport(DefaultTrustPolicy(roots: roots)))
+            let (response, _) = try await getBasic(
+                sandbox.baseURL,
+                over: try transport(DefaultTrustPolicy(roots: roots))
+            )
             #expect(response.status == .ok)
             // … the pins are not, nor is a pinned certificate.
             let backup = SPKIPin(certificate: try pki.issue().certificate)
@@ -271,7 +281,10 @@ func rejection(_ body: () async throws -> Void) async -> TrustRejection? {
         let arrivals = Arrivals()
         try await withTLSSandbox(serving: leaf, pki: pki, clientCA: clients.ca.pem, arrivals: arrivals) { sandbox in
             let roots = TrustRoots.certificates([pki.ca.certificate])
-            let identity = ClientIdentity(certificateChainPEM: clientCertificate.pem, privateKeyPEM: clientCertificate.keyPEM)
+            let identity = ClientIdentity(
+                certificateChainPEM: clientCertificate.pem,
+                privateKeyPEM: clientCertificate.keyPEM
+            )
             let (response, body) = try await getBasic(
                 sandbox.baseURL,
                 over: try transport(DefaultTrustPolicy(roots: roots), identity: identity)
@@ -283,14 +296,20 @@ func rejection(_ body: () async throws -> Void) async -> TrustRejection? {
                 nil, ClientIdentity(certificateChainPEM: stranger.pem, privateKeyPEM: stranger.keyPEM),
             ] {
                 await #expect(throws: NIOHTTP1Transport.TransportError.self) {
-                    _ = try await getBasic(sandbox.baseURL, over: try transport(DefaultTrustPolicy(roots: roots), identity: identity))
+                    _ = try await getBasic(
+                        sandbox.baseURL,
+                        over: try transport(DefaultTrustPolicy(roots: roots), identity: identity)
+                    )
                 }
             }
             #expect(arrivals.requests.count == 1)
         }
         #expect(!ClientIdentity(certificateChainPEM: "c", privateKeyPEM: "SECRET-KEY").description.contains("SECRET"))
         #expect(throws: TrustError.self) {
-            _ = try transport(.system, identity: ClientIdentity(certificateChainPEM: leaf.pem, privateKeyPEM: "not a key"))
+            _ = try transport(
+                .system,
+                identity: ClientIdentity(certificateChainPEM: leaf.pem, privateKeyPEM: "not a key")
+            )
         }
     }
 
@@ -312,9 +331,12 @@ func rejection(_ body: () async throws -> Void) async -> TrustRejection? {
     }
 
     @Test func urlSessionFailsClosed() throws {
-        let pins = [try SPKIPin(sha256: Array(repeating: 1, count: 32)), try SPKIPin(sha256: Array(repeating: 2, count: 32))]
+        let pins = [
+            try SPKIPin(sha256: Array(repeating: 1, count: 32)), try SPKIPin(sha256: Array(repeating: 2, count: 32)),
+        ]
         for policy: any TrustPolicy in [
-            try PublicKeyPinningPolicy(pins: pins), DefaultTrustPolicy(roots: .certificates([try TestPKI().ca.certificate])),
+            try PublicKeyPinningPolicy(pins: pins),
+            DefaultTrustPolicy(roots: .certificates([try TestPKI().ca.certificate])),
             InsecureAcceptAnythingPolicy(),
         ] {
             #expect(throws: TrustError(.unsupportedByTransport, "")) {
@@ -322,7 +344,10 @@ func rejection(_ body: () async throws -> Void) async -> TrustRejection? {
             }
         }
         #expect(throws: TrustError(.unsupportedByTransport, "")) {
-            _ = try URLSessionTransport(trust: ServerTrust(), clientIdentity: ClientIdentity(pkcs12: [], passphrase: nil))
+            _ = try URLSessionTransport(
+                trust: ServerTrust(),
+                clientIdentity: ClientIdentity(pkcs12: [], passphrase: nil)
+            )
         }
         _ = try URLSessionTransport(trust: ServerTrust())
     }

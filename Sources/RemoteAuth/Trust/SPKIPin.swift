@@ -1,6 +1,6 @@
-public import X509
 import Crypto
 import SwiftASN1
+public import X509
 
 /// A public-key pin: the SHA-256 of a certificate's DER-encoded `SubjectPublicKeyInfo` (the
 /// algorithm and the key), written `sha256//BASE64` as curl's `--pinnedpubkey` does, or as the
@@ -42,9 +42,20 @@ public struct SPKIPin: Sendable, Hashable, Comparable, CustomStringConvertible {
 
     /// The pin of `certificate`'s public key.
     public init(certificate: Certificate) {
+        self.init(publicKey: certificate.publicKey)
+    }
+
+    /// The pin of a DER-encoded `SubjectPublicKeyInfo`: the bytes of a PEM `PUBLIC KEY` block,
+    /// or what `openssl pkey -pubin -outform der` writes.
+    public init(subjectPublicKeyInfoDER: [UInt8]) {
+        self.sha256 = Array(SHA256.hash(data: subjectPublicKeyInfoDER))
+    }
+
+    /// The pin of a public key (its whole `SubjectPublicKeyInfo`: algorithm and key).
+    public init(publicKey: Certificate.PublicKey) {
         var serializer = DER.Serializer()
-        // A Certificate's public key always re-serializes: it was parsed from DER.
-        try! serializer.serialize(certificate.publicKey)
+        // A parsed or generated public key always serializes.
+        try! serializer.serialize(publicKey)
         self.sha256 = Array(SHA256.hash(data: serializer.serializedBytes))
     }
 

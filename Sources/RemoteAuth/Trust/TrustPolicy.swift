@@ -1,10 +1,11 @@
+import SwiftASN1
+@_spi(FixedExpiryValidationTime) public import X509
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
 public import Foundation
 #endif
-import SwiftASN1
-@_spi(FixedExpiryValidationTime) public import X509
 
 /// Decides whether a server's certificate chain may be trusted for a host name, before any
 /// request byte is sent to it. Transports that own their TLS handshake call it from inside the
@@ -124,7 +125,13 @@ public struct DefaultTrustPolicy: TrustPolicy, Hashable {
     }
 
     public func evaluate(chain: [Certificate], host: String, context: TrustContext) async -> TrustEvaluation {
-        switch await TrustValidation.validate(chain: chain, host: host, roots: roots.store(context), anchors: roots.anchors, context: context) {
+        switch await TrustValidation.validate(
+            chain: chain,
+            host: host,
+            roots: roots.store(context),
+            anchors: roots.anchors,
+            context: context
+        ) {
         case .success(let validated): .trusted(validatedChain: validated)
         case .failure(let rejection): .rejected(rejection)
         }
@@ -160,7 +167,13 @@ public struct PublicKeyPinningPolicy: TrustPolicy, Hashable {
     }
 
     public func evaluate(chain: [Certificate], host: String, context: TrustContext) async -> TrustEvaluation {
-        switch await TrustValidation.validate(chain: chain, host: host, roots: roots.store(context), anchors: roots.anchors, context: context) {
+        switch await TrustValidation.validate(
+            chain: chain,
+            host: host,
+            roots: roots.store(context),
+            anchors: roots.anchors,
+            context: context
+        ) {
         case .failure(let rejection):
             return .rejected(rejection)
         case .success(let validated):
@@ -179,7 +192,9 @@ public struct PublicKeyPinningPolicy: TrustPolicy, Hashable {
         }
     }
 
-    public var description: String { "PublicKeyPinningPolicy(\(pins.sorted().map(\.description).joined(separator: ", ")))" }
+    public var description: String {
+        "PublicKeyPinningPolicy(\(pins.sorted().map(\.description).joined(separator: ", ")))"
+    }
 }
 
 /// Certificate pinning: the server's leaf must be exactly one of these certificates (byte for
