@@ -125,6 +125,17 @@ private func twitterRequest() throws -> HTTPRequest {
         )
     }
 
+    /// GET and HEAD carry no body a server must read: body placement is refused for them.
+    @Test func bodyPlacementRefusesGETAndHEAD() throws {
+        let signer = try OAuth1.Signer(client: twitterClient)
+        for method in [HTTPRequest.Method.get, .head] {
+            let request = try HTTPRequest(method: method, absoluteURL: "https://example.com/x")
+            #expect(throws: OAuth1Error(.malformedRequest, "")) {
+                try signer.sign(request, options: .init(placement: .body), nonce: "n", timestamp: "1")
+            }
+        }
+    }
+
     @Test func bodyPlacementRefusesNonFormBody() throws {
         let signer = try OAuth1.Signer(client: twitterClient)
         let request = try HTTPRequest(

@@ -161,6 +161,14 @@ extension OAuth1 {
                 }
                 signedRequest.path = String(decoding: extended, as: UTF8.self)
             case .body:
+                // §3.5.2: the parameters go in a form entity-body (a non-form body is refused in
+                // `compute`); GET and HEAD have no body a server must read (RFC 9110 §9.3.1, §9.3.2).
+                if request.method == .get || request.method == .head {
+                    throw OAuth1Error(
+                        .malformedRequest,
+                        "body placement (RFC 5849 §3.5.2) needs a request with a body, not \(request.method.rawValue): use header or query placement"
+                    )
+                }
                 var extended = body ?? []
                 for parameter in protocolParameters {
                     if !extended.isEmpty { extended.append(UInt8(ascii: "&")) }
