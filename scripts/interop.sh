@@ -13,6 +13,7 @@
 #   Chromium (Debian) + Selenium (PyPI) consents on the sandbox's authorize page
 #   mitmproxy (Debian; PyPI in a venv as a fallback) a man in the middle whose CA is trusted:
 #                     unpinned requests leak the credential to it, pinned ones never reach it
+#   openssl + curl    mutual TLS: client certificates and PKCS#12 bundles against --client-ca
 #   httpbin (PyPI, under gunicorn) a Digest server for `remote-auth request`: MD5, SHA-256 × auth, auth-int
 #
 # The last line is the total: 'interop: N passed, M failed'.
@@ -101,6 +102,9 @@ step oauthlib-provider python3 scripts/interop/oauthlib_provider.py "$binary"
 
 echo "interop: mitmproxy in front of a TLS sandbox: pins keep the credential from it"
 step mitm bash scripts/interop/mitm_pinning.sh "$binary"
+
+echo "interop: mutual TLS with client certificates and PKCS#12 bundles made by openssl, for remote-auth and curl"
+step mtls bash scripts/interop/mtls_pkcs12.sh "$binary"
 
 # The sandbox's --config: the RSA-SHA1 consumer the oauthlib flow needs (the public key of the
 # vector rfc5849_1.2_photos_rsa_sha1, whose private key oauthlib signs with), and one more
