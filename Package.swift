@@ -140,9 +140,12 @@ let package = Package(
                 "RemoteAuth",
                 "RemoteAuthSandbox",
                 "RemoteAuthAsyncHTTPClient",
+                "RemoteAuthNIO",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -29,7 +29,8 @@ let only = CommandLine.arguments.dropFirst(2).first
 func wanted(_ name: String) -> Bool {
     guard let only else { return true }
     return only == "pure"
-        ? !(name.hasPrefix("digest-100") || name.hasPrefix("request-")) : name.hasPrefix(only) || only.hasPrefix(name)
+        ? !(name.hasPrefix("digest-100") || name.hasPrefix("request-") || name.hasPrefix("tls-request"))
+        : name.hasPrefix(only) || only.hasPrefix(name)
 }
 
 /// Times `a` and `b` in alternating runs, so load from elsewhere on the machine falls on both

@@ -167,3 +167,6 @@ if only == nil {
 if only != "pure" {
     try await networkBenchmarks(iterations: iterations)
 }
+if only != "pure" || wanted("tls-evaluate") {
+    try await tlsBenchmarks(iterations: iterations)
+}

@@ -1,9 +1,11 @@
+import AsyncHTTPClient
 import Crypto
 import Foundation
 import HTTPTypes
 import NIOConcurrencyHelpers
 import NIOCore
 import RemoteAuth
+import RemoteAuthAsyncHTTPClient
 import RemoteAuthNIO
 import RemoteAuthSandbox
 import RemoteAuthURLSession
@@ -366,6 +368,62 @@ func rejection(_ body: () async throws -> Void) async -> TrustRejection? {
             let (digest, digestBody) = try await client.send(request, body: Array("a body".utf8))
             #expect(digest.status == .ok)
             #expect(String(decoding: digestBody, as: UTF8.self) == alice)
+        }
+    }
+}
+
+/// What AsyncHTTPClient can carry out of a trust policy, and what it refuses.
+@Suite struct AsyncHTTPClientTrustTests {
+    func get(_ url: String, _ configuration: HTTPClient.Configuration) async throws -> HTTPResponse.Status {
+        var configuration = configuration
+        configuration.timeout.connect = .seconds(2)
+        return try await AsyncHTTPClientTransport.withTransport(configuration: configuration) { transport in
+            var request = try HTTPRequest(method: .get, absoluteURL: url + "/basic/")
+            request.headerFields[.authorization] = try BasicCredentials(user: "alice", password: "wonderland")
+                .authorization
+            return try await transport.send(request, body: nil).0.status
+        }
+    }
+
+    @Test func caBundleAndClientIdentity() async throws {
+        let pki = try TestPKI()
+        let clients = try TestPKI(name: "Clients")
+        let leaf = try pki.issue()
+        let client = try clients.issue("alice", dnsNames: [], ipv4: [], client: true)
+        let identity = ClientIdentity(certificateChainPEM: client.pem, privateKeyPEM: client.keyPEM)
+        try await withTLSSandbox(serving: leaf, pki: pki, clientCA: clients.ca.pem) { sandbox in
+            let viaCA = try AsyncHTTPClientTransport.configuration(
+                trust: ServerTrust(default: DefaultTrustPolicy(roots: .certificates([pki.ca.certificate]))),
+                clientIdentity: identity
+            )
+            #expect(try await get(sandbox.baseURL, viaCA) == .ok)
+            // Another CA: refused by BoringSSL.
+            let other = try AsyncHTTPClientTransport.configuration(
+                trust: ServerTrust(default: DefaultTrustPolicy(roots: .certificates([try TestPKI().ca.certificate]))),
+                clientIdentity: identity
+            )
+            await #expect(throws: (any Error).self) { _ = try await get(sandbox.baseURL, other) }
+        }
+    }
+
+    @Test func refusesWhatItCannotEnforce() throws {
+        let pins = [
+            try SPKIPin(sha256: Array(repeating: 1, count: 32)), try SPKIPin(sha256: Array(repeating: 2, count: 32)),
+        ]
+        #expect(throws: TrustError(.unsupportedByTransport, "")) {
+            _ = try AsyncHTTPClientTransport.configuration(
+                trust: ServerTrust(default: try PublicKeyPinningPolicy(pins: pins))
+            )
+        }
+        #expect(throws: TrustError(.unsupportedByTransport, "")) {
+            _ = try AsyncHTTPClientTransport.configuration(
+                trust: ServerTrust(default: try CertificatePinningPolicy(certificates: [try TestPKI().ca.certificate]))
+            )
+        }
+        var perHost = ServerTrust()
+        perHost.setPolicy(InsecureAcceptAnythingPolicy(), for: "localhost")
+        #expect(throws: TrustError(.unsupportedByTransport, "")) {
+            _ = try AsyncHTTPClientTransport.configuration(trust: perHost)
         }
     }
 }

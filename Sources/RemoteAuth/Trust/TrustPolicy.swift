@@ -283,6 +283,9 @@ public struct ServerTrust: Sendable, CustomStringConvertible {
         byHost[Self.normalized(host)] ?? defaultPolicy
     }
 
+    /// Whether no host has a policy of its own: the default applies everywhere.
+    public var hasOnePolicy: Bool { byHost.isEmpty }
+
     /// Whether every policy is a ``DefaultTrustPolicy`` with the system's roots: what any
     /// transport enforces without help.
     public var isSystemDefault: Bool {
