@@ -21,8 +21,6 @@ public struct DigestResponse: Sendable, Hashable, CustomStringConvertible {
     public let userhash: Bool
     /// The request-digest, lowercase hex.
     public let response: String
-    /// The `Authorization` field value, starting with `Digest `.
-    public let authorization: String
 
     /// Answers `challenge`.
     ///
@@ -102,11 +100,32 @@ public struct DigestResponse: Sendable, Hashable, CustomStringConvertible {
             ha2: ha2
         )
 
-        // The header, written once into one buffer.
+        let usernameParameter =
+            challenge.userhash
+            ? DigestComputation.userhash(algorithm: algorithm, username: credentials.username, realm: challenge.realm)
+            : credentials.username
+
+        self.usernameParameter = usernameParameter
+        self.realm = challenge.realm
+        self.nonce = challenge.nonce
+        self.uri = uri
+        self.algorithm = challenge.algorithm
+        self.qop = qop
+        self.nonceCount = qop.map { _ in nonceCount }
+        self.cnonce = sentCnonce
+        self.opaque = challenge.opaque
+        self.userhash = challenge.userhash
+        self.response = response
+    }
+
+    /// The `Authorization` value (`Digest username=…, response=…`), built from the fields above
+    /// when asked for: the parameter order of RFC 7616 §3.9 when the challenge named its
+    /// algorithm, else of RFC 2617 §3.5; `username*` (RFC 8187) for a username outside ASCII.
+    public var authorization: String {
         var header: [UInt8] = Array("Digest ".utf8)
         header.reserveCapacity(
-            256 + challenge.realm.utf8.count + challenge.nonce.utf8.count + uri.utf8.count + cnonce.utf8.count
-                + credentials.username.utf8.count + (challenge.opaque?.utf8.count ?? 0)
+            256 + realm.utf8.count + nonce.utf8.count + uri.utf8.count + (cnonce?.utf8.count ?? 0)
+                + usernameParameter.utf8.count + (opaque?.utf8.count ?? 0)
         )
         func field(_ name: StaticString, quoted value: String) {
             if header.count > 7 { header.append(contentsOf: [UInt8(ascii: ","), UInt8(ascii: " ")]) }
@@ -120,60 +139,37 @@ public struct DigestResponse: Sendable, Hashable, CustomStringConvertible {
             header.append(UInt8(ascii: "="))
             header.append(contentsOf: value.utf8)
         }
-
-        let usernameParameter: String
-        if challenge.userhash {
-            usernameParameter = DigestComputation.userhash(
-                algorithm: algorithm,
-                username: credentials.username,
-                realm: challenge.realm
-            )
+        if userhash || usernameParameter.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) {
             field("username", quoted: usernameParameter)
         } else {
-            usernameParameter = credentials.username
-            if credentials.username.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) {
-                field("username", quoted: credentials.username)
-            } else {
-                field("username*", token: DigestComputation.extValue(credentials.username))
-            }
+            field("username*", token: DigestComputation.extValue(usernameParameter))
         }
-        field("realm", quoted: challenge.realm)
-        if let named = challenge.algorithm {
+        field("realm", quoted: realm)
+        let nc = nonceCount.map(Hex.nonceCount) ?? ""
+        if let named = algorithm {
             // RFC 7616 §3.9 order.
             field("uri", quoted: uri)
             field("algorithm", token: named.rawValue)
-            field("nonce", quoted: challenge.nonce)
+            field("nonce", quoted: nonce)
             if let qop {
-                field("nc", token: nc ?? "")
-                field("cnonce", quoted: cnonce)
+                field("nc", token: nc)
+                field("cnonce", quoted: cnonce ?? "")
                 field("qop", token: qop.rawValue)
             }
         } else {
             // RFC 2617 §3.5 order.
-            field("nonce", quoted: challenge.nonce)
+            field("nonce", quoted: nonce)
             field("uri", quoted: uri)
             if let qop {
                 field("qop", token: qop.rawValue)
-                field("nc", token: nc ?? "")
-                field("cnonce", quoted: cnonce)
+                field("nc", token: nc)
+                field("cnonce", quoted: cnonce ?? "")
             }
         }
         field("response", quoted: response)
-        if let opaque = challenge.opaque { field("opaque", quoted: opaque) }
-        if challenge.userhash { field("userhash", token: "true") }
-
-        self.usernameParameter = usernameParameter
-        self.realm = challenge.realm
-        self.nonce = challenge.nonce
-        self.uri = uri
-        self.algorithm = challenge.algorithm
-        self.qop = qop
-        self.nonceCount = qop.map { _ in nonceCount }
-        self.cnonce = sentCnonce
-        self.opaque = challenge.opaque
-        self.userhash = challenge.userhash
-        self.response = response
-        self.authorization = String(decoding: header, as: UTF8.self)
+        if let opaque { field("opaque", quoted: opaque) }
+        if userhash { field("userhash", token: "true") }
+        return String(decoding: header, as: UTF8.self)
     }
 
     /// Answers `challenge` with a cnonce from `cnonceGenerator` (by default 128 random bits).
