@@ -122,7 +122,20 @@ public struct NIOHTTP1Transport: HTTPTransport {
         let origin = try AuthScope(origin: request)
         let timeout = configuration.timeout
         return try await withThrowingTaskGroup(of: (HTTPResponse, [UInt8]).self) { group in
-            group.addTask { try await exchange(request, body: body, origin: origin) }
+            group.addTask {
+                do {
+                    return try await exchange(request, body: body, origin: origin)
+                } catch let closed as ClosedBeforeWriting {
+                    // Not one byte of the request left: trying once more on a new connection
+                    // cannot send anything twice. (Seen about once in 300 mutual-TLS requests
+                    // here: the channel closed cleanly between the handshake and the first write.)
+                    do {
+                        return try await exchange(request, body: body, origin: origin)
+                    } catch is ClosedBeforeWriting {
+                        throw TransportError(reason: closed.reason)
+                    }
+                }
+            }
             group.addTask {
                 try await Task.sleep(nanoseconds: UInt64(timeout.nanoseconds))
                 throw TransportError(reason: "no complete response from \(origin) within \(timeout)")
@@ -201,8 +214,10 @@ public struct NIOHTTP1Transport: HTTPTransport {
             }
         } catch let error as TransportError {
             throw error
+        } catch let error as ClosedBeforeWriting {
+            throw error
         } catch {
-            throw TransportError(reason: "the exchange with \(origin) failed: \(error)")
+            throw TransportError(reason: "the exchange with \(origin) failed\(Self.hint(for: error)): \(error)")
         }
     }
 
@@ -234,18 +249,17 @@ public struct NIOHTTP1Transport: HTTPTransport {
             try await outbound.write(.head(head))
             if let body, !body.isEmpty { try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: body)))) }
             try await outbound.write(.end(nil))
-        } catch {
+        } catch let writeError {
             // The channel closed under the write: the reason, such as a TLS 1.3 server's alert
             // refusing a missing client certificate, arrives on the inbound side.
             do {
                 for try await _ in inbound {}
             } catch let reason {
-                // A TLS 1.3 server checks the client's certificate after the client's handshake ends.
-                let hint =
-                    "\(reason)".contains("CERTIFICATE_REQUIRED") ? " (the server requires a client certificate)" : ""
-                throw TransportError(reason: "\(origin) closed the connection\(hint): \(reason)")
+                throw TransportError(reason: "\(origin) closed the connection\(Self.hint(for: reason)): \(reason)")
             }
-            throw TransportError(reason: "\(origin) closed the connection before the request was written")
+            throw ClosedBeforeWriting(
+                reason: "\(origin) closed the connection before the request was written: \(writeError)"
+            )
         }
 
         var responseHead: HTTPResponseHead?
@@ -283,6 +297,18 @@ public struct NIOHTTP1Transport: HTTPTransport {
             reasonPhrase: responseHead.status.reasonPhrase
         )
         return (HTTPResponse(status: status, headerFields: fields), responseBody)
+    }
+
+    /// A plain-words reading of a TLS alert. A TLS 1.3 server checks the client's certificate
+    /// after the client's side of the handshake has ended, so its refusal arrives while the
+    /// request is written or its response read.
+    static func hint(for error: any Error) -> String {
+        let text = "\(error)"
+        if text.contains("CERTIFICATE_REQUIRED") { return " (the server requires a client certificate)" }
+        if text.contains("UNKNOWN_CA") || text.contains("BAD_CERTIFICATE") {
+            return " (the server did not accept the client certificate)"
+        }
+        return ""
     }
 
     /// NIOSSL's verification callback: parses the presented chain, asks the policy, and
@@ -332,6 +358,11 @@ public struct NIOHTTP1Transport: HTTPTransport {
             }
         }
     }
+}
+
+/// The connection closed, without an error, before any byte of the request was written.
+struct ClosedBeforeWriting: Error {
+    let reason: String
 }
 
 /// Fulfils a promise when the TLS handshake completes, or fails it when the channel errors or
