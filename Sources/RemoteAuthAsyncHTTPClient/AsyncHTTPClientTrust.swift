@@ -1,8 +1,7 @@
 public import AsyncHTTPClient
 import NIOSSL
 public import RemoteAuth
-import SwiftASN1
-import X509
+import RemoteAuthNIO
 
 extension AsyncHTTPClientTransport {
     /// An `HTTPClient.Configuration` whose TLS settings carry out `trust` and `clientIdentity`
@@ -32,7 +31,7 @@ extension AsyncHTTPClientTransport {
         switch trust.defaultPolicy {
         case let policy as DefaultTrustPolicy:
             if case .certificates(let roots) = policy.roots {
-                tls.trustRoots = .certificates(try roots.map(nioCertificate))
+                tls.trustRoots = .certificates(try roots.map(NIOSSLCertificate.init))
             }
         case is InsecureAcceptAnythingPolicy:
             tls.certificateVerification = .none
@@ -42,42 +41,9 @@ extension AsyncHTTPClientTransport {
                 "AsyncHTTPClient cannot evaluate \(trust.defaultPolicy): it takes no TLS verification callback; use NIOHTTP1Transport"
             )
         }
-        if let clientIdentity {
-            switch clientIdentity.material {
-            case .pem(let chainPEM, let keyPEM):
-                do {
-                    tls.certificateChain = try NIOSSLCertificate.fromPEMBytes(Array(chainPEM.utf8)).map {
-                        .certificate($0)
-                    }
-                } catch {
-                    throw TrustError(.invalidCertificate, "the client certificate is not PEM: \(error)")
-                }
-                do {
-                    tls.privateKey = .privateKey(try NIOSSLPrivateKey(bytes: Array(keyPEM.utf8), format: .pem))
-                } catch {
-                    throw TrustError(.invalidPrivateKey, "the client private key is not a PEM key: \(error)")
-                }
-            case .pkcs12(let bytes, let passphrase):
-                do {
-                    let bundle = try NIOSSLPKCS12Bundle(buffer: bytes, passphrase: passphrase.map { Array($0.utf8) })
-                    tls.certificateChain = bundle.certificateChain.map { .certificate($0) }
-                    tls.privateKey = .privateKey(bundle.privateKey)
-                } catch {
-                    throw TrustError(
-                        .invalidPrivateKey,
-                        "the PKCS#12 bundle does not open (wrong passphrase?): \(error)"
-                    )
-                }
-            }
-        }
+        if let clientIdentity { try tls.present(clientIdentity) }
         var configuration = base
         configuration.tlsConfiguration = tls
         return configuration
-    }
-
-    private static func nioCertificate(_ certificate: Certificate) throws -> NIOSSLCertificate {
-        var serializer = DER.Serializer()
-        try serializer.serialize(certificate)
-        return try NIOSSLCertificate(bytes: serializer.serializedBytes, format: .der)
     }
 }

@@ -76,45 +76,12 @@ public struct NIOHTTP1Transport: HTTPTransport {
         // its chain check either way), so that InsecureAcceptAnythingPolicy accepts any name.
         tls.certificateVerification = .noHostnameVerification
         if let identity = configuration.clientIdentity {
-            try Self.apply(identity, to: &tls)
+            try tls.present(identity)
         }
         do {
             self.tlsContext = try NIOSSLContext(configuration: tls)
         } catch {
             throw TrustError(.invalidPrivateKey, "the client certificate and key do not make a TLS context: \(error)")
-        }
-    }
-
-    static func apply(_ identity: ClientIdentity, to tls: inout TLSConfiguration) throws {
-        switch identity.material {
-        case .pem(let chainPEM, let keyPEM):
-            let chain: [NIOSSLCertificate]
-            do {
-                chain = try NIOSSLCertificate.fromPEMBytes(Array(chainPEM.utf8))
-            } catch {
-                throw TrustError(.invalidCertificate, "the client certificate is not PEM: \(error)")
-            }
-            guard !chain.isEmpty else {
-                throw TrustError(.invalidCertificate, "the client certificate file has no CERTIFICATE block")
-            }
-            let key: NIOSSLPrivateKey
-            do {
-                key = try NIOSSLPrivateKey(bytes: Array(keyPEM.utf8), format: .pem)
-            } catch {
-                // NIOSSL's error names no key material.
-                throw TrustError(.invalidPrivateKey, "the client private key is not a PEM key: \(error)")
-            }
-            tls.certificateChain = chain.map { .certificate($0) }
-            tls.privateKey = .privateKey(key)
-        case .pkcs12(let bytes, let passphrase):
-            let bundle: NIOSSLPKCS12Bundle
-            do {
-                bundle = try NIOSSLPKCS12Bundle(buffer: bytes, passphrase: passphrase.map { Array($0.utf8) })
-            } catch {
-                throw TrustError(.invalidPrivateKey, "the PKCS#12 bundle does not open (wrong passphrase?): \(error)")
-            }
-            tls.certificateChain = bundle.certificateChain.map { .certificate($0) }
-            tls.privateKey = .privateKey(bundle.privateKey)
         }
     }
 
@@ -166,7 +133,7 @@ public struct NIOHTTP1Transport: HTTPTransport {
                             let tlsHandler = try NIOSSLClientHandler(
                                 context: tlsContext,
                                 // SNI carries DNS names only (RFC 6066 §3).
-                                serverHostname: isIPAddress(host) ? nil : host,
+                                serverHostname: TrustValidation.isIPAddress(host) ? nil : host,
                                 customVerificationCallbackWithMetadata: { certificates, promise in
                                     Self.verify(
                                         certificates,
@@ -340,14 +307,11 @@ public struct NIOHTTP1Transport: HTTPTransport {
             switch await policy.evaluate(chain: parsed, host: host, context: context) {
             case .trusted(let validated):
                 let byDER = Dictionary(
-                    zip(parsed.map { $0 }, certificates),
+                    zip(parsed, certificates),
                     uniquingKeysWith: { first, _ in first }
                 )
                 let chain = try validated.map { certificate in
-                    if let presented = byDER[certificate] { return presented }
-                    var serializer = DER.Serializer()
-                    try serializer.serialize(certificate)
-                    return try NIOSSLCertificate(bytes: serializer.serializedBytes, format: .der)
+                    try byDER[certificate] ?? NIOSSLCertificate(certificate)
                 }
                 return .certificateVerified(
                     VerificationMetadata(chain.isEmpty ? nil : ValidatedCertificateChain(chain))
@@ -400,12 +364,4 @@ final class HandshakeWaiter: ChannelInboundHandler, RemovableChannelHandler {
     func handlerRemoved(context: ChannelHandlerContext) {
         complete(.failure(NIOHTTP1Transport.TransportError(reason: "the connection closed during the TLS handshake")))
     }
-}
-
-/// Whether `host` is an IP literal (a dotted quad, or holding `:` for IPv6): SNI is only for DNS names.
-func isIPAddress(_ host: String) -> Bool {
-    if host.contains(":") { return true }
-    let parts = host.split(separator: ".", omittingEmptySubsequences: false)
-    return parts.count == 4
-        && parts.allSatisfy { !$0.isEmpty && $0.count <= 3 && $0.allSatisfy { ("0"..."9").contains($0) } }
 }

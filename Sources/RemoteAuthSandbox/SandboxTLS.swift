@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import NIOSSL
+import RemoteAuth
 import SwiftASN1
 import X509
 
@@ -47,11 +48,7 @@ public enum SandboxTLS {
         guard let first = try PEMDocument.parseMultiple(pemString: certificateChainPEM).first else {
             throw SandboxError("no PEM block in the certificate chain")
         }
-        let leaf = try Certificate(pemDocument: first)
-        // The whole SubjectPublicKeyInfo DER (algorithm and key), as RFC 7469 §2.4 hashes it.
-        var serializer = DER.Serializer()
-        try serializer.serialize(leaf.publicKey)
-        return Data(SHA256.hash(data: serializer.serializedBytes)).base64EncodedString()
+        return SPKIPin(certificate: try Certificate(pemDocument: first)).base64
     }
 
     static func serverConfiguration(_ material: SandboxConfiguration.TLSMaterial) throws -> TLSConfiguration {

@@ -47,7 +47,7 @@ public enum TrustEvaluation: Sendable, Hashable {
 public struct TrustRejection: Error, Sendable, Hashable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Sendable {
-            case noCertificate, untrustedChain, pinMismatch, certificateMismatch, unsupported
+            case noCertificate, untrustedChain, pinMismatch, certificateMismatch
         }
         private let base: Base
         /// The server presented no certificate.
@@ -59,8 +59,6 @@ public struct TrustRejection: Error, Sendable, Hashable, CustomStringConvertible
         public static let pinMismatch = Code(base: .pinMismatch)
         /// The leaf is not one of the pinned certificates.
         public static let certificateMismatch = Code(base: .certificateMismatch)
-        /// The transport cannot evaluate this policy (URLSession on Linux); it refused to connect.
-        public static let unsupported = Code(base: .unsupported)
         public var description: String { base.rawValue }
     }
 
@@ -98,18 +96,31 @@ public enum TrustRoots: Sendable, Hashable {
         .certificates(try Certificate.pemBundle(pem))
     }
 
-    /// The custom roots, which a leaf may be itself.
-    var anchors: [Certificate] {
+    /// The chain validated to these roots (a leaf among them is its own anchor).
+    func validate(
+        chain: [Certificate],
+        host: String,
+        context: TrustContext
+    ) async -> Result<
+        [Certificate], TrustRejection
+    > {
         switch self {
-        case .system: []
-        case .certificates(let certificates): certificates
-        }
-    }
-
-    func store(_ context: TrustContext) -> CertificateStore {
-        switch self {
-        case .system: context.systemRoots
-        case .certificates(let certificates): CertificateStore(certificates)
+        case .system:
+            await TrustValidation.validate(
+                chain: chain,
+                host: host,
+                roots: context.systemRoots,
+                anchors: [],
+                context: context
+            )
+        case .certificates(let certificates):
+            await TrustValidation.validate(
+                chain: chain,
+                host: host,
+                roots: CertificateStore(certificates),
+                anchors: certificates,
+                context: context
+            )
         }
     }
 }
@@ -125,13 +136,7 @@ public struct DefaultTrustPolicy: TrustPolicy, Hashable {
     }
 
     public func evaluate(chain: [Certificate], host: String, context: TrustContext) async -> TrustEvaluation {
-        switch await TrustValidation.validate(
-            chain: chain,
-            host: host,
-            roots: roots.store(context),
-            anchors: roots.anchors,
-            context: context
-        ) {
+        switch await roots.validate(chain: chain, host: host, context: context) {
         case .success(let validated): .trusted(validatedChain: validated)
         case .failure(let rejection): .rejected(rejection)
         }
@@ -167,13 +172,7 @@ public struct PublicKeyPinningPolicy: TrustPolicy, Hashable {
     }
 
     public func evaluate(chain: [Certificate], host: String, context: TrustContext) async -> TrustEvaluation {
-        switch await TrustValidation.validate(
-            chain: chain,
-            host: host,
-            roots: roots.store(context),
-            anchors: roots.anchors,
-            context: context
-        ) {
+        switch await roots.validate(chain: chain, host: host, context: context) {
         case .failure(let rejection):
             return .rejected(rejection)
         case .success(let validated):
@@ -224,13 +223,7 @@ public struct CertificatePinningPolicy: TrustPolicy, Hashable {
                 )
             )
         }
-        switch await TrustValidation.validate(
-            chain: [leaf],
-            host: host,
-            roots: CertificateStore(certificates),
-            anchors: certificates,
-            context: context
-        ) {
+        switch await TrustRoots.certificates(certificates).validate(chain: [leaf], host: host, context: context) {
         case .success(let validated): return .trusted(validatedChain: validated)
         case .failure(let rejection): return .rejected(rejection)
         }
@@ -307,7 +300,7 @@ public struct ServerTrust: Sendable, CustomStringConvertible {
 
 /// Chain validation shared by the policies: swift-certificates' `Verifier` with RFC 5280 and
 /// the server-identity rules.
-enum TrustValidation {
+package enum TrustValidation {
     static func validate(
         chain: [Certificate],
         host: String,
@@ -320,7 +313,8 @@ enum TrustValidation {
         }
         let name = ServerTrust.normalized(host)
         let isIP = isIPAddress(name)
-        let seenPins = chain.map(SPKIPin.init(certificate:))
+        // Hashed only for a rejection: a trusted handshake does not pay for them.
+        var seenPins: [SPKIPin] { chain.map(SPKIPin.init(certificate:)) }
         // A leaf that is itself a trust anchor (a self-signed development certificate given as
         // the CA bundle, or a pinned certificate) is trusted directly, as OpenSSL and curl do:
         // RFC 5280 path validation has no path to check then (§6.1: the anchor is not part of
@@ -419,8 +413,9 @@ struct TrustAnchorExtensionsPolicy: VerifierPolicy {
 
 extension TrustValidation {
     /// Whether `host` is an IPv4 dotted quad or holds a `:` (IPv6), so that it is checked
-    /// against the certificate's IP address names, not its DNS names.
-    static func isIPAddress(_ host: String) -> Bool {
+    /// against the certificate's IP address names, not its DNS names (and, in a transport, sent
+    /// without SNI, which carries DNS names only: RFC 6066 §3).
+    package static func isIPAddress(_ host: String) -> Bool {
         if host.contains(":") { return true }
         let parts = host.split(separator: ".", omittingEmptySubsequences: false)
         return parts.count == 4 && parts.allSatisfy { !$0.isEmpty && $0.count <= 3 && $0.allSatisfy(\.isASCIIDigit) }
