@@ -17,7 +17,9 @@ import Testing
         )
         #expect(parsed.challenges.map(\.scheme) == ["Digest", "Bearer", "Basic"])
         #expect(parsed.errors.map(\.code) == [.unterminatedQuotedString])
-        #expect(parsed.errors.first?.reason == "WWW-Authenticate field 2: quoted-string opened at offset 12 is not closed")
+        #expect(
+            parsed.errors.first?.reason == "WWW-Authenticate field 2: quoted-string opened at offset 12 is not closed"
+        )
         #expect(!parsed.allFieldsMalformed)
         // The strict form still refuses the response, naming the same field.
         let error = #expect(throws: ChallengeError.self) {
@@ -40,7 +42,8 @@ import Testing
         #expect(parsed == ParsedChallenges())
         #expect(!parsed.allFieldsMalformed)
         let proxy = AuthenticationChallenge.parseEachField(
-            fields("Basic realm=\"p\"", name: .proxyAuthenticate), name: .proxyAuthenticate
+            fields("Basic realm=\"p\"", name: .proxyAuthenticate),
+            name: .proxyAuthenticate
         )
         #expect(proxy.challenges.map { $0.parameter("realm") } == ["p"])
     }

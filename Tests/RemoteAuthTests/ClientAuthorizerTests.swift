@@ -33,7 +33,11 @@ final class RefreshingBearer: RequestAuthorizer {
 
 let invalidToken: HTTPFields = [.wwwAuthenticate: "Bearer realm=\"api\", error=\"invalid_token\""]
 
-func bearerClient(_ transport: ScriptedTransport, _ authorizer: any RequestAuthorizer, url: String = "https://api.example")
+func bearerClient(
+    _ transport: ScriptedTransport,
+    _ authorizer: any RequestAuthorizer,
+    url: String = "https://api.example"
+)
     async throws -> AuthenticatingClient
 {
     let store = InMemoryCredentialStore()
@@ -44,8 +48,10 @@ func bearerClient(_ transport: ScriptedTransport, _ authorizer: any RequestAutho
 @Suite struct ClientAuthorizerTests {
     @Test func bearerTokenIsValidatedAndRedacted() throws {
         let token = try BearerToken("mF_9.B5f-4.1JqM==")
-        #expect(token.authorization(for: HTTPRequest(method: .get, scheme: "https", authority: "a", path: "/"), body: nil)
-            == RequestAuthorization(credentials: "Bearer mF_9.B5f-4.1JqM=="))
+        #expect(
+            token.authorization(for: HTTPRequest(method: .get, scheme: "https", authority: "a", path: "/"), body: nil)
+                == RequestAuthorization(credentials: "Bearer mF_9.B5f-4.1JqM==")
+        )
         #expect("\(token)" == "BearerToken(<redacted>)")
         #expect(!String(reflecting: token).contains("mF_9"))
         var dumped = ""
@@ -62,7 +68,10 @@ func bearerClient(_ transport: ScriptedTransport, _ authorizer: any RequestAutho
                     == "a bearer token must be a non-empty b64token: letters, digits, -._~+/ then = padding (RFC 6750 §2.1)"
             )
         }
-        let authorization = RequestAuthorization(credentials: "DPoP abc", additionalFields: [HTTPField.Name("DPoP")!: "eyJ"])
+        let authorization = RequestAuthorization(
+            credentials: "DPoP abc",
+            additionalFields: [HTTPField.Name("DPoP")!: "eyJ"]
+        )
         #expect("\(authorization)" == "RequestAuthorization(DPoP <redacted>, fields: [\"DPoP\"])")
         #expect(Redaction.redactedValue(HTTPField(name: .authorization, value: "Bearer abc")) == "Bearer <redacted>")
     }
@@ -173,7 +182,11 @@ func bearerClient(_ transport: ScriptedTransport, _ authorizer: any RequestAutho
         #expect(try await client.get("https://api.example/a?b=1").0.status == .ok)
         #expect(transport.sent[1].request.headerFields[.authorization] == "Basic dTpw")
         #expect(transport.sent[1].request.path == "/a?b=1")
-        let (created, _) = try await client.post("https://api.example/items", body: Array("x".utf8), headerFields: [.contentType: "text/plain"])
+        let (created, _) = try await client.post(
+            "https://api.example/items",
+            body: Array("x".utf8),
+            headerFields: [.contentType: "text/plain"]
+        )
         #expect(created.status == .created)
         #expect(transport.sent[2].body == Array("x".utf8) && transport.sent[2].request.method == .post)
         let error = await #expect(throws: ClientError.self) { try await client.get("/relative") }

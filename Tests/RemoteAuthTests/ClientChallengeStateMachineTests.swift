@@ -73,7 +73,10 @@ func challenge(_ code: Int, _ field: HTTPField.Name, _ values: String...) -> HTT
         machine.willSend(.basic(basicEntry.credential), authorization: "Basic dTpw")
         let response = challenge(401, .wwwAuthenticate, "Basic realm=\"r\"")
         _ = machine.received(response)
-        #expect(summary(machine.found(try candidates(response, basicEntry), in: response)) == "fail(authenticationFailed, forgetting 0)")
+        #expect(
+            summary(machine.found(try candidates(response, basicEntry), in: response))
+                == "fail(authenticationFailed, forgetting 0)"
+        )
         // A refused credential when the server now asks for nothing answerable.
         var other = ChallengeStateMachine(party: .origin(scope), isEnabled: true)
         other.willSend(.basic(basicEntry.credential), authorization: "Basic dTpw")
@@ -84,9 +87,15 @@ func challenge(_ code: Int, _ field: HTTPField.Name, _ values: String...) -> HTT
     /// Digest: one answer, one stale renewal on top, then a failure that forgets the space.
     @Test func digestStaleRenewalOnce() throws {
         var machine = ChallengeStateMachine(party: .origin(scope), isEnabled: true)
-        let first = challenge(401, .wwwAuthenticate, "Digest realm=\"r\", nonce=\"n1\", qop=\"auth\", algorithm=SHA-256")
+        let first = challenge(
+            401,
+            .wwwAuthenticate,
+            "Digest realm=\"r\", nonce=\"n1\", qop=\"auth\", algorithm=SHA-256"
+        )
         let stale = challenge(
-            401, .wwwAuthenticate, "Digest realm=\"r\", nonce=\"n2\", qop=\"auth\", algorithm=SHA-256, stale=true"
+            401,
+            .wwwAuthenticate,
+            "Digest realm=\"r\", nonce=\"n2\", qop=\"auth\", algorithm=SHA-256, stale=true"
         )
         _ = machine.received(first)
         let answer = machine.found(try candidates(first, digestEntry), in: first)
@@ -94,15 +103,24 @@ func challenge(_ code: Int, _ field: HTTPField.Name, _ values: String...) -> HTT
         let digest = try DigestChallenge(try #require(AuthenticationChallenge.parse(first.headerFields).first))
         let key = DigestProtectionSpaces.Key(origin: scope, challenge: digest)
         let sent = try DigestResponse(
-            challenge: digest, credentials: DigestCredentials(username: "u", password: "p"), method: .get, uri: "/",
-            body: [], nonceCount: 1, cnonce: "c", qop: nil
+            challenge: digest,
+            credentials: DigestCredentials(username: "u", password: "p"),
+            method: .get,
+            uri: "/",
+            body: [],
+            nonceCount: 1,
+            cnonce: "c",
+            qop: nil
         )
         machine.willSend(.digest(key, sent, digestEntry), authorization: sent.authorization)
         _ = machine.received(stale)
         #expect(summary(machine.found(try candidates(stale, digestEntry), in: stale)) == "digest(n2, fresh)")
         machine.willSend(.digest(key, sent, digestEntry), authorization: sent.authorization)
         _ = machine.received(stale)
-        #expect(summary(machine.found(try candidates(stale, digestEntry), in: stale)) == "fail(authenticationFailed, forgetting 1)")
+        #expect(
+            summary(machine.found(try candidates(stale, digestEntry), in: stale))
+                == "fail(authenticationFailed, forgetting 1)"
+        )
     }
 
     /// No credential crosses plain http to a host that is not loopback, unless opted in.
@@ -112,7 +130,10 @@ func challenge(_ code: Int, _ field: HTTPField.Name, _ values: String...) -> HTT
         let response = challenge(401, .wwwAuthenticate, "Basic realm=\"r\"")
         var refused = ChallengeStateMachine(party: .origin(http), isEnabled: true)
         _ = refused.received(response)
-        #expect(summary(refused.found(try candidates(response, entry), in: response)) == "fail(plainHTTPRefused, forgetting 0)")
+        #expect(
+            summary(refused.found(try candidates(response, entry), in: response))
+                == "fail(plainHTTPRefused, forgetting 0)"
+        )
         #expect(summary(refused.prepare(.basic(entry))) == "fail(plainHTTPRefused, forgetting 0)")
         let bearer = ScopedAuthorizer(scope: http, authorizer: try BearerToken("t"))
         #expect(summary(refused.prepare(.authorizer(bearer))) == "fail(plainHTTPRefused, forgetting 0)")
@@ -120,7 +141,10 @@ func challenge(_ code: Int, _ field: HTTPField.Name, _ values: String...) -> HTT
         #expect(summary(refused.prepare(.basic(optedIn))) == "basic(u)")
         let loopback = try AuthScope(url: "http://127.0.0.1:8080")
         let local = ChallengeStateMachine(party: .origin(loopback), isEnabled: true)
-        #expect(summary(local.prepare(.basic(ScopedCredential(scope: loopback, credential: entry.credential)))) == "basic(u)")
+        #expect(
+            summary(local.prepare(.basic(ScopedCredential(scope: loopback, credential: entry.credential))))
+                == "basic(u)"
+        )
     }
 
     /// An authorizer is asked once; a second challenge fails without asking again.
@@ -130,7 +154,10 @@ func challenge(_ code: Int, _ field: HTTPField.Name, _ values: String...) -> HTT
         #expect(summary(machine.prepare(.authorizer(scoped))) == "authorize(Bearer)")
         machine.willSend(.authorizer(scoped), authorization: "Bearer t1")
         let response = challenge(
-            401, .wwwAuthenticate, "Basic realm=\"r\"", "bearer realm=\"api\", error=\"invalid_token\""
+            401,
+            .wwwAuthenticate,
+            "Basic realm=\"r\"",
+            "bearer realm=\"api\", error=\"invalid_token\""
         )
         let ask = machine.received(response)
         #expect(summary(ask) == "ask(Bearer, invalid_token)")
@@ -143,7 +170,10 @@ func challenge(_ code: Int, _ field: HTTPField.Name, _ values: String...) -> HTT
         givingUp.willSend(.authorizer(scoped), authorization: "Bearer t1")
         let bare = HTTPResponse(status: .unauthorized)
         #expect(summary(givingUp.received(bare)) == "ask(Bearer, -)")
-        #expect(summary(givingUp.authorizerReacted(.giveUp, to: nil, in: bare)) == "fail(authenticationFailed, forgetting 0)")
+        #expect(
+            summary(givingUp.authorizerReacted(.giveUp, to: nil, in: bare))
+                == "fail(authenticationFailed, forgetting 0)"
+        )
     }
 
     /// The proxy's 407 goes to the proxy party only.
@@ -188,13 +218,22 @@ func challenge(_ code: Int, _ field: HTTPField.Name, _ values: String...) -> HTT
         let digest = try DigestChallenge(headerValue: header)
         let key = DigestProtectionSpaces.Key(origin: scope, challenge: digest)
         let sent = try DigestResponse(
-            challenge: digest, credentials: DigestCredentials(username: "u", password: "p"), method: .get, uri: "/",
-            body: [], nonceCount: 1, cnonce: "c", qop: nil
+            challenge: digest,
+            credentials: DigestCredentials(username: "u", password: "p"),
+            method: .get,
+            uri: "/",
+            body: [],
+            nonceCount: 1,
+            cnonce: "c",
+            qop: nil
         )
         var machine = ChallengeStateMachine(party: .origin(scope), isEnabled: true)
         #expect(summary(machine.prepare(.nothing)) == "none")
         machine.willSend(.digest(key, sent, digestEntry), authorization: sent.authorization)
-        let wrong = HTTPResponse(status: .ok, headerFields: [.authenticationInfo: "qop=auth, rspauth=\"00\", cnonce=\"c\", nc=00000001"])
+        let wrong = HTTPResponse(
+            status: .ok,
+            headerFields: [.authenticationInfo: "qop=auth, rspauth=\"00\", cnonce=\"c\", nc=00000001"]
+        )
         guard case .fail(let error, let forgotten) = machine.completed(wrong, body: []) else {
             Issue.record("expected a failure")
             return
@@ -240,7 +279,9 @@ func challenge(_ code: Int, _ field: HTTPField.Name, _ values: String...) -> HTT
     /// longest matching prefix wins.
     @Test func domainPrefixes() throws {
         var spaces = DigestProtectionSpaces()
-        let narrow = try DigestChallenge(headerValue: "Digest realm=\"a\", nonce=\"na\", domain=\"/a/ https://api.example/b/\"")
+        let narrow = try DigestChallenge(
+            headerValue: "Digest realm=\"a\", nonce=\"na\", domain=\"/a/ https://api.example/b/\""
+        )
         let wide = try DigestChallenge(headerValue: "Digest realm=\"w\", nonce=\"nw\"")
         _ = spaces.start(.init(origin: scope, challenge: narrow), challenge: narrow, entry: entry, path: "/a/x")
         #expect(spaces.nextUse(origin: scope, path: "/b/1")?.challenge.realm == "a")

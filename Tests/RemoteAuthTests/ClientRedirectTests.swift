@@ -79,12 +79,17 @@ enum RFC3986Examples {
         #expect(URIReference(parsing: "http://a?").description == "http://a?")
         #expect(URIReference(parsing: ":x").scheme == nil)
         // §5.2.3: a base with an authority and an empty path merges to "/" + reference.
-        #expect(URIReference(parsing: "g").resolved(against: URIReference(parsing: "http://a")).description == "http://a/g")
+        #expect(
+            URIReference(parsing: "g").resolved(against: URIReference(parsing: "http://a")).description == "http://a/g"
+        )
     }
 }
 
 @Suite struct RedirectStateTests {
-    func request(_ method: HTTPRequest.Method = .get, _ url: String = "https://a.example/b/c/d;p?q") throws
+    func request(
+        _ method: HTTPRequest.Method = .get,
+        _ url: String = "https://a.example/b/c/d;p?q"
+    ) throws
         -> HTTPRequest
     {
         var request = try HTTPRequest(method: method, absoluteURL: url)

@@ -13,34 +13,6 @@ package import HTTPTypes
 /// [RFC 9110 §11.6](https://www.rfc-editor.org/rfc/rfc9110#section-11.6),
 /// [RFC 9110 §11.7](https://www.rfc-editor.org/rfc/rfc9110#section-11.7)
 package struct ChallengeStateMachine: Sendable {
-    /// Who challenges, and in which fields.
-    package struct Party: Sendable {
-        package let scope: AuthScope
-        /// How errors and logs name the party.
-        package let name: String
-        package let status: HTTPResponse.Status
-        package let challengeField: HTTPField.Name
-        package let authorizationField: HTTPField.Name
-        package let infoField: HTTPField.Name
-
-        package static func origin(_ scope: AuthScope) -> Party {
-            Party(
-                scope: scope.origin, name: "\(scope.origin)", status: .unauthorized, challengeField: .wwwAuthenticate,
-                authorizationField: .authorization, infoField: .authenticationInfo
-            )
-        }
-
-        package static func proxy(_ scope: AuthScope) -> Party {
-            Party(
-                scope: scope.origin, name: "the proxy \(scope.origin)", status: .proxyAuthenticationRequired,
-                challengeField: .proxyAuthenticate, authorizationField: .proxyAuthorization,
-                infoField: proxyAuthenticationInfo
-            )
-        }
-
-        package static let proxyAuthenticationInfo = HTTPField.Name("Proxy-Authentication-Info")!
-    }
-
     /// What was last sent to the party.
     package enum Sent: Sendable {
         case basic(Credential)
@@ -134,7 +106,11 @@ package struct ChallengeStateMachine: Sendable {
         if case .authorizer(let scoped) = sent {
             let challenge = challenges.first { $0.hasScheme(scoped.authorizer.scheme) }
             if retriedAuthorizer {
-                return failure("\(party.name) refused the renewed \(scoped.authorizer.scheme) authorization", challenge, response)
+                return failure(
+                    "\(party.name) refused the renewed \(scoped.authorizer.scheme) authorization",
+                    challenge,
+                    response
+                )
             }
             return .askAuthorizer(scoped, challenge)
         }
@@ -181,7 +157,9 @@ package struct ChallengeStateMachine: Sendable {
                 renewedStale = true
             } else if answered {
                 return failure(
-                    "\(party.name) refused the Digest answer for realm \"\(digest.realm)\"", pick, response,
+                    "\(party.name) refused the Digest answer for realm \"\(digest.realm)\"",
+                    pick,
+                    response,
                     forgetting: [key]
                 )
             } else {
@@ -200,34 +178,6 @@ package struct ChallengeStateMachine: Sendable {
         return .answerBasic(entry)
     }
 
-    /// The response that ended the exchange when it is not this party's challenge: reads
-    /// `Authentication-Info` after a Digest answer, checks `rspauth` when sent, takes
-    /// `nextnonce`. [RFC 7616 §3.5](https://www.rfc-editor.org/rfc/rfc7616#section-3.5)
-    package func completed(_ response: HTTPResponse, body: [UInt8]) -> Completion {
-        guard case .digest(let key, let answer, let entry) = sent, let value = response.headerFields[party.infoField],
-            let info = try? DigestAuthenticationInfo(headerValue: value)
-        else { return .none }
-        if info.rspauth != nil,
-            !answer.isValid(info, credentials: entry.credential.digestCredentials, responseBody: body)
-        {
-            let error = ClientError(
-                .invalidServerProof,
-                "the rspauth of \(key.origin) does not match the credential",
-                response: response
-            )
-            return .fail(error, forgetting: key)
-        }
-        if let nextnonce = info.nextnonce { return .renew(key, nextnonce: nextnonce) }
-        return .none
-    }
-
-    package enum Completion: Sendable {
-        case none
-        /// Use `nextnonce` for the space's next request.
-        case renew(DigestProtectionSpaces.Key, nextnonce: String)
-        case fail(ClientError, forgetting: DigestProtectionSpaces.Key)
-    }
-
     private func basicRefusal(_ challenge: AuthenticationChallenge) -> String {
         "\(party.name) refused the Basic credential for realm \"\(challenge.parameter("realm") ?? "")\""
     }
@@ -240,7 +190,10 @@ package struct ChallengeStateMachine: Sendable {
     ) -> Action {
         var keys = keys
         if case .digest(let sentKey, _, _) = sent, !keys.contains(sentKey) { keys.append(sentKey) }
-        return .fail(ClientError(.authenticationFailed, reason, challenge: challenge, response: response), forgetting: keys)
+        return .fail(
+            ClientError(.authenticationFailed, reason, challenge: challenge, response: response),
+            forgetting: keys
+        )
     }
 
     /// A credential goes over plain `http` only to loopback or with its scope's opt-in.

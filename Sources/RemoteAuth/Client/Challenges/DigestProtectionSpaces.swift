@@ -69,7 +69,8 @@ package struct DigestProtectionSpaces: Sendable {
 
     /// Records a fresh challenge (or a `stale=true` renewal) for its space, answered for a
     /// request to `path`; returns the nonce count to use: 1.
-    package mutating func start(_ key: Key, challenge: DigestChallenge, entry: ScopedCredential, path: String) -> UInt32 {
+    package mutating func start(_ key: Key, challenge: DigestChallenge, entry: ScopedCredential, path: String) -> UInt32
+    {
         var prefixes = spaces[key]?.prefixes ?? []
         for uri in challenge.domain {
             let domainPath = Self.path(of: uri)

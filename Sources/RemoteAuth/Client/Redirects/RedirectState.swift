@@ -89,7 +89,9 @@ package struct RedirectState: Sendable {
     package static func resolve(_ location: String, against request: HTTPRequest) throws -> HTTPRequest {
         var trimmed = Substring(location).drop(while: { $0 == " " || $0 == "\t" })
         while trimmed.last == " " || trimmed.last == "\t" { trimmed = trimmed.dropLast() }
-        let base = URIReference(parsing: (request.scheme ?? "http") + "://" + (request.authority ?? "") + (request.path ?? "/"))
+        let base = URIReference(
+            parsing: (request.scheme ?? "http") + "://" + (request.authority ?? "") + (request.path ?? "/")
+        )
         var target = URIReference(parsing: String(trimmed)).resolved(against: base)
         target.fragment = nil
         let scheme = target.scheme?.lowercased()

@@ -12,7 +12,13 @@ package struct URIReference: Sendable, Hashable, CustomStringConvertible {
     package var query: String?
     package var fragment: String?
 
-    package init(scheme: String? = nil, authority: String? = nil, path: String, query: String? = nil, fragment: String? = nil) {
+    package init(
+        scheme: String? = nil,
+        authority: String? = nil,
+        path: String,
+        query: String? = nil,
+        fragment: String? = nil
+    ) {
         self.scheme = scheme
         self.authority = authority
         self.path = path
