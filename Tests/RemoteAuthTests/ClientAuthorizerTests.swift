@@ -74,6 +74,10 @@ func bearerClient(
         )
         #expect("\(authorization)" == "RequestAuthorization(DPoP <redacted>, fields: [\"DPoP\"])")
         #expect(Redaction.redactedValue(HTTPField(name: .authorization, value: "Bearer abc")) == "Bearer <redacted>")
+        #expect(
+            Redaction.redacted([.authorization: "DPoP abc", HTTPField.Name("DPoP")!: "eyJ.x.y"])
+                == ["Authorization: DPoP <redacted>", "DPoP: <redacted>"]
+        )
     }
 
     /// `Authorization: Bearer` on every request to the origin, up front; a redirect to another

@@ -45,18 +45,32 @@ extension AuthenticatingClient {
                 let reaction = try await scoped.authorizer.reaction(to: challenge, in: response)
                 action = parties[index].authorizerReacted(reaction, to: challenge, in: response)
             }
-            if case .handBack = action {
+            switch action {
+            case .none, .handBack, .lookUpCredentials, .askAuthorizer:
+                // Nothing (more) to answer with: the response goes back to the caller.
                 if !parties[index].parseErrors.isEmpty {
                     configuration.logger.debug(
                         "malformed challenge",
                         metadata: ["errors": .array(parties[index].parseErrors.map { "\($0)" })]
                     )
                 }
+                return try await finish(response, responseBody, parties)
+            case .authorize, .answerBasic, .answerDigest, .fail:
                 break
             }
             try await perform(action, on: &parties[index], request: request, body: body)
             (response, responseBody) = try await roundTrip(Self.outgoing(request, parties), body: body)
         }
+        return try await finish(response, responseBody, parties)
+    }
+
+    /// The response that ended the exchange: Digest `Authentication-Info` for the parties that
+    /// did not challenge it, and every authorizer that was sent sees it.
+    private func finish(
+        _ response: HTTPResponse,
+        _ responseBody: [UInt8],
+        _ parties: [ChallengeStateMachine]
+    ) async throws -> (HTTPResponse, [UInt8]) {
         for party in parties where party.isEnabled && !party.isChallenged(by: response) {
             switch party.completed(response, body: responseBody) {
             case .none: break

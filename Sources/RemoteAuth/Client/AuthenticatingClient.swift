@@ -12,6 +12,9 @@ import Logging
 ///   never loops (URLSession's `previousFailureCount` rule). A `401` nothing can answer is
 ///   returned as is. Each challenge field is parsed on its own, so a malformed field does not
 ///   hide a good challenge in another (``AuthenticationChallenge/parseEachField(_:name:)``).
+///   When every field is malformed there is nothing to answer: the response is returned as is
+///   (the parse errors are logged at `debug`), or, when a credential had been sent and was
+///   refused, ``ClientError/Code/authenticationFailed`` names the first parse error.
 /// - **Preemptive mode** (``Configuration/preemptive`` or per request): `Basic` is sent on the
 ///   first request to an origin with a realm-less credential, saving the `401` round trip.
 /// - **Authorizers** (``CredentialStore/authorizer(for:)``) are sent on every request to their
