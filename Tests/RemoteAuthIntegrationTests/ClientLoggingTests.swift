@@ -58,8 +58,10 @@ final class LogSink: Sendable {
                     configuration: configuration
                 )
                 let cookie: HTTPFields = [.cookie: "session=cookie-secret-value"]
-                #expect(try await client.get(sandbox.baseURL + "/basic/", headers: cookie).status == 200)
-                #expect(try await client.get(sandbox.baseURL + "/digest/SHA-256/auth/", headers: cookie).status == 200)
+                #expect(try await client.getText(sandbox.baseURL + "/basic/", headers: cookie).status == 200)
+                #expect(
+                    try await client.getText(sandbox.baseURL + "/digest/SHA-256/auth/", headers: cookie).status == 200
+                )
                 let digestAnswer = try #require(recording.hops.compactMap(\.authorization).last)
                 let response = try DigestAuthorization(headerValue: digestAnswer).response
                 let text = sink.text

@@ -72,22 +72,20 @@ func withClient(
 }
 
 extension AuthenticatingClient {
-    func get(
+    /// `get(_:headerFields:preemptive:)` with the status code and the body as text.
+    func getText(
         _ url: String,
         headers: HTTPFields = [:],
         preemptive: Bool? = nil
     ) async throws -> (status: Int, body: String) {
-        let (response, body) = try await send(
-            try HTTPRequest(method: .get, absoluteURL: url, headerFields: headers),
-            preemptive: preemptive
-        )
+        let (response, body) = try await get(url, headerFields: headers, preemptive: preemptive)
         return (response.status.code, String(decoding: body, as: UTF8.self))
     }
 }
 
 extension AuthenticatingClient {
     func status(_ url: String, headers: HTTPFields = [:], preemptive: Bool? = nil) async throws -> Int {
-        try await get(url, headers: headers, preemptive: preemptive).status
+        try await getText(url, headers: headers, preemptive: preemptive).status
     }
 }
 

@@ -13,7 +13,7 @@ import Testing
         try await Sandbox.withSandbox { sandbox in
             try await withClient(credentialFor: [sandbox.baseURL], over: kind) { (client, recording) async throws in
                 for _ in 0..<10 {
-                    let result = try await client.get(sandbox.baseURL + "/basic/")
+                    let result = try await client.getText(sandbox.baseURL + "/basic/")
                     #expect(result.status == 200)
                     #expect(result.body == aliceJSON)
                 }
@@ -50,7 +50,7 @@ import Testing
             try await withClient(credentialFor: [sandbox.baseURL], credential: wrong, over: kind) {
                 (client, _) async throws in
                 let error = await #expect(throws: ClientError.self) {
-                    try await client.get(sandbox.baseURL + "/basic/")
+                    try await client.getText(sandbox.baseURL + "/basic/")
                 }
                 #expect(error?.code == .authenticationFailed)
                 #expect(error?.challenge?.hasScheme("Basic") == true)
@@ -63,7 +63,7 @@ import Testing
             try await withClient(credentialFor: [sandbox.baseURL], credential: wrong, preemptive: true, over: kind) {
                 (client, _) async throws in
                 let error = await #expect(throws: ClientError.self) {
-                    try await client.get(sandbox.baseURL + "/basic/")
+                    try await client.getText(sandbox.baseURL + "/basic/")
                 }
                 #expect(error?.code == .authenticationFailed)
                 #expect(await client.roundTrips == 1)
@@ -206,13 +206,13 @@ import Testing
                 over: kind
             ) {
                 (client, _) async throws in
-                let error = await #expect(throws: ClientError.self) { try await client.get(url) }
+                let error = await #expect(throws: ClientError.self) { try await client.getText(url) }
                 #expect(error?.code == .authenticationFailed)
                 let challenge = try DigestChallenge(try #require(error?.challenge))
                 #expect(challenge.algorithm == .sha512_256)
                 #expect(await client.roundTrips == 2)
                 // No state is kept for the failed space: the next try starts from a challenge.
-                _ = await #expect(throws: ClientError.self) { try await client.get(url) }
+                _ = await #expect(throws: ClientError.self) { try await client.getText(url) }
                 #expect(await client.roundTrips == 4)
             }
         }
@@ -226,7 +226,7 @@ import Testing
             try await withClient(credentialFor: [sandbox.baseURL], preemptive: true, over: kind) {
                 (client, recording) async throws in
                 for status in [301, 302, 303, 307, 308] {
-                    let result = try await client.get(
+                    let result = try await client.getText(
                         redirect(sandbox.baseURL, to: sandbox.baseURL + "/basic/", status: status)
                     )
                     #expect(result.status == 200, "\(status)")
@@ -246,7 +246,7 @@ import Testing
             try await Sandbox.withSandbox { b in
                 try await withClient(credentialFor: [a.baseURL, b.baseURL], preemptive: true, over: kind) {
                     (client, recording) async throws in
-                    let result = try await client.get(redirect(a.baseURL, to: b.baseURL + "/basic/"))
+                    let result = try await client.getText(redirect(a.baseURL, to: b.baseURL + "/basic/"))
                     #expect(result.status == 401)
                     #expect(recording.hops.count == 2)
                     #expect(recording.hops[0].hasAuthorization)
@@ -254,7 +254,7 @@ import Testing
                     #expect(recording.hops[1].request.authority == "127.0.0.1:\(b.port)")
 
                     let basic = try BasicCredentials(user: "alice", password: "wonderland").authorization
-                    let explicit = try await client.get(
+                    let explicit = try await client.getText(
                         redirect(a.baseURL, to: b.baseURL + "/basic/"),
                         headers: [.authorization: basic, .cookie: "s=1"]
                     )
@@ -325,7 +325,7 @@ import Testing
                     sandbox.baseURL,
                     to: redirect(sandbox.baseURL, to: redirect(sandbox.baseURL, to: target))
                 )
-                let error = await #expect(throws: ClientError.self) { try await client.get(chain) }
+                let error = await #expect(throws: ClientError.self) { try await client.getText(chain) }
                 #expect(error?.code == .tooManyRedirects)
                 #expect(await client.roundTrips == 3)
                 let two = redirect(sandbox.baseURL, to: redirect(sandbox.baseURL, to: target))

@@ -10,7 +10,7 @@ import Testing
     func basicChallengeAndPreemptive(over kind: TransportKind) async throws {
         try await Sandbox.withSandbox { sandbox in
             try await withClient(credentialFor: [sandbox.baseURL], over: kind) { (client, recording) async throws in
-                let result = try await client.get(sandbox.baseURL + "/basic/")
+                let result = try await client.getText(sandbox.baseURL + "/basic/")
                 #expect(result.status == 200)
                 #expect(result.body == aliceJSON)
                 #expect(recording.hops.map(\.status) == [401, 200])
@@ -42,7 +42,7 @@ import Testing
             try await Sandbox.withSandbox { other in
                 try await withClient(credentialFor: [sandbox.baseURL], over: kind) { (client, recording) async throws in
                     // A redirect to another port: followed by the client, no credential sent there.
-                    let result = try await client.get(redirect(sandbox.baseURL, to: other.baseURL + "/basic/"))
+                    let result = try await client.getText(redirect(sandbox.baseURL, to: other.baseURL + "/basic/"))
                     #expect(result.status == 401)
                     #expect(recording.hops.count == 2)
                     #expect(!recording.hops[1].hasAuthorization)
@@ -53,7 +53,7 @@ import Testing
                     over: kind
                 ) { (client, _) async throws in
                     let error = await #expect(throws: ClientError.self) {
-                        try await client.get(sandbox.baseURL + "/basic/")
+                        try await client.getText(sandbox.baseURL + "/basic/")
                     }
                     #expect(error?.code == .authenticationFailed)
                     #expect(await client.roundTrips == 2)

@@ -280,3 +280,42 @@ func client(
         #expect(error?.code == .invalidServerProof)
     }
 }
+
+@Suite struct ClientDigestReuseTests {
+    /// 100 Digest requests cost 101 round trips: the first is challenged, the other 99 reuse
+    /// the nonce with nc 2…100, and no request is sent without an answer after the first.
+    @Test func hundredRequestsHundredAndOneRoundTrips() async throws {
+        let challenge: HTTPFields = [
+            .wwwAuthenticate: "Digest realm=\"r\", nonce=\"n1\", qop=\"auth\", algorithm=SHA-256"
+        ]
+        let transport = ScriptedTransport(
+            [ScriptedTransport.status(401, challenge)] + Array(repeating: ScriptedTransport.status(200), count: 100)
+        )
+        let client = client(
+            transport,
+            [
+                ScopedCredential(
+                    scope: try AuthScope(url: "https://api.example"),
+                    credential: .digest(user: "u", password: "p")
+                )
+            ]
+        )
+        for index in 0..<100 {
+            let (response, _) = try await client.send(
+                try HTTPRequest(method: .get, absoluteURL: "https://api.example/r/\(index)")
+            )
+            #expect(response.status == .ok)
+        }
+        #expect(await client.roundTrips == 101)
+        let counts = transport.sent.dropFirst().map { sent -> String in
+            let value = sent.request.headerFields[.authorization] ?? ""
+            return (try? AuthenticationChallenge.parse(value).first?.parameter("nc")) ?? "-"
+        }
+        #expect(
+            counts
+                == (1...100).map {
+                    String(repeating: "0", count: 8 - String($0, radix: 16).count) + String($0, radix: 16)
+                }
+        )
+    }
+}

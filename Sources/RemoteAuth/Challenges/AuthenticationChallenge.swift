@@ -81,7 +81,8 @@ public struct AuthenticationChallenge: Sendable, Hashable, CustomStringConvertib
         return try parser.parseChallenges()
     }
 
-    /// Parses every field named `name` (each may hold several challenges), in field order.
+    /// Parses every field named `name` (each may hold several challenges), in field order, and
+    /// fails when any of them is malformed; ``parseEachField(_:name:)`` keeps the good ones.
     /// Read with `fields[values: name]`, so repeated fields are all seen.
     /// [RFC 9110 §11.6.1](https://www.rfc-editor.org/rfc/rfc9110#section-11.6.1)
     ///
@@ -91,15 +92,9 @@ public struct AuthenticationChallenge: Sendable, Hashable, CustomStringConvertib
         _ fields: HTTPFields,
         name: HTTPField.Name = .wwwAuthenticate
     ) throws -> [AuthenticationChallenge] {
-        var challenges: [AuthenticationChallenge] = []
-        for (index, value) in fields[values: name].enumerated() {
-            do {
-                challenges += try parse(value)
-            } catch let error as ChallengeError {
-                throw ChallengeError(error.code, "\(name.rawName) field \(index + 1): \(error.reason)")
-            }
-        }
-        return challenges
+        let parsed = parseEachField(fields, name: name)
+        if let error = parsed.errors.first { throw error }
+        return parsed.challenges
     }
 }
 

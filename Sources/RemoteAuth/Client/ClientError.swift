@@ -7,7 +7,7 @@ public struct ClientError: Error, Hashable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Sendable {
             case authenticationFailed, tooManyRedirects, invalidRedirect, plainHTTPRefused, invalidURL
-            case invalidServerProof
+            case invalidServerProof, invalidCredential
         }
         private let base: Base
         /// The server refused the answer to its challenge (once: the client never loops), or
@@ -24,6 +24,9 @@ public struct ClientError: Error, Hashable, CustomStringConvertible {
         public static let invalidURL = Code(base: .invalidURL)
         /// The server's Digest `rspauth` did not prove that it knows the credential.
         public static let invalidServerProof = Code(base: .invalidServerProof)
+        /// A credential that cannot be written in its field, such as a bearer token that is
+        /// not a `b64token`.
+        public static let invalidCredential = Code(base: .invalidCredential)
         public var description: String { base.rawValue }
     }
 

@@ -1,11 +1,17 @@
 public import HTTPTypes
 
 /// What may be logged of a request or response: field values that carry credentials
-/// (`Authorization`, `Proxy-Authorization`, `Cookie`, `Set-Cookie`) keep only their scheme, and
-/// URL query parameters whose names suggest a secret lose their values.
+/// (`Authorization`, `Proxy-Authorization`, `Cookie`, `Set-Cookie`, a DPoP proof) keep only
+/// their scheme, and URL query parameters whose names suggest a secret lose their values.
 public enum Redaction {
-    /// The fields redacted by ``redacted(_:)``.
-    public static let sensitiveFields: [HTTPField.Name] = [.authorization, .proxyAuthorization, .cookie, .setCookie]
+    /// The fields redacted by ``redacted(_:)``; `DPoP` is the proof of possession of
+    /// [RFC 9449 §4](https://www.rfc-editor.org/rfc/rfc9449#section-4), which a reader of the
+    /// log could replay within its lifetime.
+    public static let sensitiveFields: [HTTPField.Name] = [
+        .authorization, .proxyAuthorization, .cookie, .setCookie, dpop,
+    ]
+
+    static let dpop = HTTPField.Name("DPoP")!
 
     /// Query parameter names whose values are hidden (matched as substrings, case-insensitively).
     static let sensitiveQueryWords = ["token", "secret", "password", "passwd", "key", "signature", "code", "session"]

@@ -1,0 +1,47 @@
+public import HTTPTypes
+
+/// A fixed OAuth 2 bearer token, sent as `Authorization: Bearer <token>`.
+/// [RFC 6750 §2.1](https://www.rfc-editor.org/rfc/rfc6750#section-2.1)
+///
+/// It cannot be refreshed, so a challenge to it ends the request
+/// (``ChallengeReaction/giveUp``); a token session that can refresh is another
+/// ``RequestAuthorizer``. `description`, `debugDescription` and the mirror hide the token, and
+/// `==` compares in constant time.
+public struct BearerToken: RequestAuthorizer, Hashable, CustomStringConvertible, CustomDebugStringConvertible,
+    CustomReflectable
+{
+    private let token: String
+
+    /// - Throws: ``ClientError/Code/invalidCredential`` when `token` is not a `b64token`
+    ///   (`1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"="`), the only form that
+    ///   may follow `Bearer `. [RFC 6750 §2.1](https://www.rfc-editor.org/rfc/rfc6750#section-2.1)
+    public init(_ token: String) throws {
+        var body = Substring(token)
+        while body.last == "=" { body = body.dropLast() }
+        guard !body.isEmpty, body.utf8.allSatisfy(HTTPSyntax.isToken68Char) else {
+            throw ClientError(
+                .invalidCredential,
+                "a bearer token must be a non-empty b64token: letters, digits, -._~+/ then = padding (RFC 6750 §2.1)"
+            )
+        }
+        self.token = token
+    }
+
+    /// `Bearer`.
+    public var scheme: String { "Bearer" }
+
+    public func authorization(for request: HTTPRequest, body: [UInt8]?) -> RequestAuthorization {
+        RequestAuthorization(credentials: "Bearer " + token)
+    }
+
+    /// A fixed token has nothing to renew: ``ChallengeReaction/giveUp``.
+    public func reaction(to challenge: AuthenticationChallenge?, in response: HTTPResponse) -> ChallengeReaction {
+        .giveUp
+    }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool { constantTimeEquals(lhs.token, rhs.token) }
+    public func hash(into hasher: inout Hasher) { hasher.combine(token.utf8.count) }
+    public var description: String { "BearerToken(<redacted>)" }
+    public var debugDescription: String { description }
+    public var customMirror: Mirror { Mirror(self, children: [:], displayStyle: .struct) }
+}
