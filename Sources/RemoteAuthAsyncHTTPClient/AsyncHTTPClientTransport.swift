@@ -105,13 +105,21 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
         }
         switch error {
         case .connectTimeout, .tlsHandshakeTimeout, .socksHandshakeTimeout, .httpProxyHandshakeTimeout:
-            return TransportError(.timedOut, "connecting to \(origin) took longer than the connect timeout", underlying: error)
+            return TransportError(
+                .timedOut,
+                "connecting to \(origin) took longer than the connect timeout",
+                underlying: error
+            )
         case .deadlineExceeded, .readTimeout, .writeTimeout, .getConnectionFromPoolTimeout:
             return TransportError(.timedOut, "no complete response from \(origin) in time", underlying: error)
         case .remoteConnectionClosed, .uncleanShutdown:
             return TransportError(.connectionClosed, "\(origin) closed the connection", underlying: error)
         case .invalidURL, .emptyHost, .emptyScheme:
-            return TransportError(.invalidRequest, "AsyncHTTPClient does not take the URL for \(origin)", underlying: error)
+            return TransportError(
+                .invalidRequest,
+                "AsyncHTTPClient does not take the URL for \(origin)",
+                underlying: error
+            )
         case .cancelled:
             return CancellationError()
         default:

@@ -16,6 +16,10 @@ import X509
 /// `Authorization` included, is written. A rejected server gives a ``RemoteAuth/TrustRejection``
 /// naming the host and the keys it presented.
 ///
+/// Other failures are ``RemoteAuth/TransportError``s. ``Configuration/connectTimeout`` bounds
+/// connecting (name resolution included) and ``Configuration/timeout`` the whole request, every
+/// phase: connecting, the TLS handshake, writing, waiting for the head, reading the body.
+///
 /// One connection per request (`Connection: close`), no pooling: made for the tool and for
 /// calls where trust matters more than throughput. It does not follow redirects;
 /// ``RemoteAuth/AuthenticatingClient`` does.
@@ -25,8 +29,12 @@ public struct NIOHTTP1Transport: HTTPTransport {
         public var trust: ServerTrust
         /// The client certificate presented when a server asks for one (mutual TLS).
         public var clientIdentity: ClientIdentity?
+        /// The limit on connecting (resolving the name and the TCP connection; the TLS handshake
+        /// counts against ``timeout``), cut to what is left of ``timeout``.
         public var connectTimeout: TimeAmount
-        /// The deadline for one request, from connecting to the last body byte.
+        /// The deadline for one request, from connecting to the last body byte: when it passes,
+        /// the channel is closed, whatever phase the request is in, and the request fails with
+        /// ``RemoteAuth/TransportError/Code/timedOut``.
         public var timeout: TimeAmount
         /// The largest response body read; a larger one fails the request.
         public var maximumResponseBytes: Int

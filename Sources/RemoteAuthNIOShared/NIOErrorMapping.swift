@@ -23,13 +23,13 @@ extension TransportError {
             self = error
         case let error as NIOConnectionError:
             if error.connectionErrors.isEmpty, error.dnsAError != nil || error.dnsAAAAError != nil {
-                self.init(.hostNotFound, "the host name of \(origin) does not resolve", underlying: error)
+                self.init(.hostNotFound, "the host name '\(error.host)' does not resolve", underlying: error)
             } else if !error.connectionErrors.isEmpty,
                 error.connectionErrors.allSatisfy({ ($0.error as? IOError)?.errnoCode == ECONNREFUSED })
             {
                 self.init(
                     .connectionRefused,
-                    "\(origin) refused the connection (nothing listens on that port?)",
+                    "\(origin) refused the connection",
                     underlying: error
                 )
             } else if let timeout = error.connectionErrors.lazy.compactMap({ Self.connectTimeout($0.error) }).first {
@@ -38,7 +38,11 @@ extension TransportError {
                 self.init(.connectFailed, "cannot connect to \(origin)", underlying: error)
             }
         case let error as IOError where error.errnoCode == ECONNREFUSED:
-            self.init(.connectionRefused, "\(origin) refused the connection (nothing listens on that port?)", underlying: error)
+            self.init(
+                .connectionRefused,
+                "\(origin) refused the connection",
+                underlying: error
+            )
         case let error as IOError where error.errnoCode == ECONNRESET || error.errnoCode == EPIPE:
             self.init(.connectionClosed, "\(origin) reset the connection", underlying: error)
         case let error as ChannelError:

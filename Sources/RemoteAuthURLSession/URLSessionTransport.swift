@@ -180,7 +180,8 @@ public struct URLSessionTransport: HTTPTransport {
         }
         switch error.code {
         case .cannotFindHost, .dnsLookupFailed:
-            return TransportError(.hostNotFound, "the host name of \(origin) does not resolve", underlying: error)
+            let host = error.failingURL?.host ?? origin
+            return TransportError(.hostNotFound, "the host name '\(host)' does not resolve", underlying: error)
         case .cannotConnectToHost:
             // Foundation does not tell a refusal from other connect failures in the code.
             return TransportError(.connectionRefused, "\(origin) refused the connection", underlying: error)
@@ -193,7 +194,11 @@ public struct URLSessionTransport: HTTPTransport {
         case .networkConnectionLost:
             return TransportError(.connectionClosed, "\(origin) closed the connection", underlying: error)
         case .badServerResponse, .cannotParseResponse, .cannotDecodeRawData, .cannotDecodeContentData:
-            return TransportError(.malformedResponse, "\(origin) sent a response that does not parse", underlying: error)
+            return TransportError(
+                .malformedResponse,
+                "\(origin) sent a response that does not parse",
+                underlying: error
+            )
         case .dataLengthExceedsMaximum:
             return TransportError(.responseTooLarge, "the response from \(origin) is too large", underlying: error)
         case .badURL, .unsupportedURL:

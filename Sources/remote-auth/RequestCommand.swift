@@ -260,9 +260,9 @@ struct RequestCommand: AsyncParsableCommand {
     /// What happened below HTTP, by the error's code, and what to do about it.
     static func message(for error: TransportError) -> String {
         switch error.code {
-        case .connectionRefused: "\(error.reason); is the server running, and is the port right?"
-        case .hostNotFound: "\(error.reason); check the host name"
-        case .timedOut: error.reason
+        case .connectionRefused: "\(error.reason): is the server running, and is the port right?"
+        case .hostNotFound: "\(error.reason): check the host name"
+        case .timedOut: "\(error.reason); --connect-timeout and --max-time set the limits"
         default: error.reason
         }
     }

@@ -94,6 +94,7 @@ struct TransportFailureTests {
         let port = try await Self.refusedPort()
         let (error, elapsed) = try await Self.failure("http://127.0.0.1:\(port)/", over: kind)
         #expect(error?.code == .connectionRefused, "\(String(describing: error))")
+        #expect(error?.reason == "http://127.0.0.1:\(port) refused the connection")
         #expect(error?.underlying != nil)
         #expect(elapsed < .seconds(2), "\(elapsed)")
     }
@@ -103,6 +104,7 @@ struct TransportFailureTests {
     func unknownHostFailsAtOnce(over kind: Kind) async throws {
         let (error, elapsed) = try await Self.failure("https://nonexistent.invalid/", over: kind)
         #expect(error?.code == .hostNotFound, "\(String(describing: error))")
+        #expect(error?.reason == "the host name 'nonexistent.invalid' does not resolve")
         #expect(elapsed < .seconds(3), "\(elapsed)")
     }
 

@@ -209,14 +209,18 @@ import X509
         #expect(expired.code == .untrustedChain)
         #expect(expired.reason == "the certificate (subject CN=api.example.com) expired on \(leaf.notValidAfter)")
         #expect(!expired.policyFailures.isEmpty)
-        guard case .rejected(let otherName) = await policy.evaluate(
-            chain: [leaf],
-            host: "www.example.com",
-            context: TrustContext(systemRoots: CertificateStore())
-        ) else {
+        guard
+            case .rejected(let otherName) = await policy.evaluate(
+                chain: [leaf],
+                host: "www.example.com",
+                context: TrustContext(systemRoots: CertificateStore())
+            )
+        else {
             Issue.record("a certificate for another name was trusted")
             return
         }
-        #expect(otherName.reason == "the certificate (subject CN=api.example.com) is not valid for the name www.example.com")
+        #expect(
+            otherName.reason == "the certificate (subject CN=api.example.com) is not valid for the name www.example.com"
+        )
     }
 }

@@ -38,7 +38,8 @@ package enum TrustValidation {
                         .untrustedChain,
                         host: host,
                         seenPins: seenPins,
-                        reason: "the certificate (subject \(leaf.subject)) is valid from \(leaf.notValidBefore) to \(leaf.notValidAfter), not now"
+                        reason:
+                            "the certificate (subject \(leaf.subject)) is valid from \(leaf.notValidBefore) to \(leaf.notValidAfter), not now"
                     )
                 )
             }
@@ -90,7 +91,8 @@ package enum TrustValidation {
     }
 
     /// Whether `leaf`, taken as its own anchor, is valid for `name` (nothing else checked).
-    private static func matchesName(_ leaf: Certificate, name: String, isIP: Bool) async -> CertificateValidationResult {
+    private static func matchesName(_ leaf: Certificate, name: String, isIP: Bool) async -> CertificateValidationResult
+    {
         var verifier = Verifier(rootCertificates: CertificateStore([leaf])) {
             TrustAnchorExtensionsPolicy()
             ServerIdentityPolicy(serverHostname: isIP ? nil : name, serverIP: isIP ? name : nil)
@@ -112,7 +114,8 @@ package enum TrustValidation {
         if case .couldNotValidate = await matchesName(leaf, name: name, isIP: isIP) {
             return "the certificate (subject \(leaf.subject)) is not valid for the name \(name)"
         }
-        return "no chain from the leaf (subject \(leaf.subject), issuer \(leaf.issuer)) to a trusted root meets RFC 5280"
+        return
+            "no chain from the leaf (subject \(leaf.subject), issuer \(leaf.issuer)) to a trusted root meets RFC 5280"
     }
 }
 
