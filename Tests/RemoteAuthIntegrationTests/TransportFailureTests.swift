@@ -108,6 +108,30 @@ struct TransportFailureTests {
         #expect(elapsed < .seconds(3), "\(elapsed)")
     }
 
+    /// Cancelling the task ends a request stalled in the TLS handshake at once, with a
+    /// `CancellationError`, well before its 3 s deadline. (AsyncHTTPClient's shutdown at the end
+    /// of the scope still waits for the connection attempt, up to the connect timeout, which
+    /// `withTransport` cuts to the deadline.)
+    @Test(arguments: Kind.allCases)
+    func cancellationEndsAStalledRequest(over kind: Kind) async throws {
+        try await Self.withStalledServer { port in
+            try await Self.withTransport(kind, timeout: 3) { transport in
+                let clock = ContinuousClock()
+                let start = clock.now
+                let request = Task {
+                    _ = try await transport.send(
+                        try HTTPRequest(method: .get, absoluteURL: "https://127.0.0.1:\(port)/"),
+                        body: nil
+                    )
+                }
+                try await Task.sleep(for: .milliseconds(300))
+                request.cancel()
+                await #expect(throws: CancellationError.self) { try await request.value }
+                #expect(clock.now - start < .milliseconds(1500), "\(clock.now - start)")
+            }
+        }
+    }
+
     /// The NIO transport's connect timeout and total deadline are separate settings; the
     /// connect timeout is cut to what is left of the deadline.
     @Test func nioConnectTimeoutIsCutToTheDeadline() async throws {
