@@ -72,6 +72,25 @@ public final class LoopbackCallbackListener: Sendable {
         isolation: isolated (any Actor)? = #isolation,
         _ body: (String, LoopbackCallbackListener) async throws -> Result
     ) async throws -> Result {
+        try await withListener(
+            path: path,
+            page: page,
+            maximumRequestBytes: maximumRequestBytes,
+            readTimeout: readTimeout,
+            isolation: isolation,
+            body
+        )
+    }
+
+    /// ``withListener(path:page:isolation:_:)`` with the read bounds given (for tests).
+    static func withListener<Result>(
+        path: String,
+        page: String,
+        maximumRequestBytes: Int,
+        readTimeout: TimeAmount,
+        isolation: isolated (any Actor)?,
+        _ body: (String, LoopbackCallbackListener) async throws -> Result
+    ) async throws -> Result {
         let (received, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingOldest(1))
         let normalized = path.hasPrefix("/") ? path : "/" + path
         let html =

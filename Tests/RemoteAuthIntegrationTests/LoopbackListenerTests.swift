@@ -1,11 +1,14 @@
 import AsyncHTTPClient
 import Foundation
 import HTTPTypes
+import NIOCore
+import NIOPosix
 import RemoteAuth
 import RemoteAuthAsyncHTTPClient
-import RemoteAuthLoopback
 import RemoteAuthSandbox
 import Testing
+
+@testable import RemoteAuthLoopback
 
 /// RFC 8252 §7.3: the flow with a loopback listener as its callback, the browser played over
 /// HTTP (consent form, then the redirect to the listener).
@@ -79,6 +82,27 @@ import Testing
             await #expect(throws: LoopbackCallbackListener.ListenerError.self) {
                 _ = try await listener.callback(timeout: .milliseconds(200))
             }
+        }
+    }
+
+    /// A connection that sends nothing is closed at the read deadline.
+    @Test(.timeLimit(.minutes(1)))
+    func closesAnIdleConnection() async throws {
+        try await LoopbackCallbackListener.withListener(
+            path: "/callback",
+            page: "done",
+            maximumRequestBytes: 1024,
+            readTimeout: .milliseconds(200),
+            isolation: nil
+        ) { callbackURL, _ in
+            let port = try #require(Int(callbackURL.split(separator: ":").last?.split(separator: "/").first ?? ""))
+            let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .connect(host: "127.0.0.1", port: port)
+                .get()
+            let clock = ContinuousClock()
+            let start = clock.now
+            try await channel.closeFuture.get()
+            #expect(clock.now - start < .seconds(3), "\(clock.now - start)")
         }
     }
 }
