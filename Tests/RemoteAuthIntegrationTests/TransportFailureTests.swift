@@ -109,13 +109,13 @@ struct TransportFailureTests {
     }
 
     /// Cancelling the task ends a request stalled in the TLS handshake at once, with a
-    /// `CancellationError`, well before its 3 s deadline. (AsyncHTTPClient's shutdown at the end
+    /// `CancellationError`, well before its 6 s deadline. (AsyncHTTPClient's shutdown at the end
     /// of the scope still waits for the connection attempt, up to the connect timeout, which
     /// `withTransport` cuts to the deadline.)
     @Test(arguments: Kind.allCases)
     func cancellationEndsAStalledRequest(over kind: Kind) async throws {
         try await Self.withStalledServer { port in
-            try await Self.withTransport(kind, timeout: 3) { transport in
+            try await Self.withTransport(kind, timeout: 6) { transport in
                 let clock = ContinuousClock()
                 let start = clock.now
                 let request = Task {
@@ -127,7 +127,7 @@ struct TransportFailureTests {
                 try await Task.sleep(for: .milliseconds(300))
                 request.cancel()
                 await #expect(throws: CancellationError.self) { try await request.value }
-                #expect(clock.now - start < .milliseconds(1500), "\(clock.now - start)")
+                #expect(clock.now - start < .seconds(4), "\(clock.now - start)")
             }
         }
     }
