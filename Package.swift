@@ -54,14 +54,12 @@ let package = Package(
             name: "RemoteAuthAsyncHTTPClient",
             dependencies: [
                 "RemoteAuth",
-                // The NIOSSL bridging of client identities and certificates, shared.
-                "RemoteAuthNIO",
+                "RemoteAuthNIOShared",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -69,6 +67,7 @@ let package = Package(
             name: "RemoteAuthNIO",
             dependencies: [
                 "RemoteAuth",
+                "RemoteAuthNIOShared",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -81,14 +80,29 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Internal (no product): what the NIO and AsyncHTTPClient adapters share, so that
+        // neither imports the other: NIOSSL bridging of identities and certificates, HTTPHeaders
+        // to HTTPFields, and NIO errors to TransportError.
+        .target(
+            name: "RemoteAuthNIOShared",
+            dependencies: [
+                "RemoteAuth",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "RemoteAuthLoopback",
             dependencies: [
-                "RemoteAuth",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -133,6 +147,7 @@ let package = Package(
                 "RemoteAuthAsyncHTTPClient",
                 "RemoteAuthNIO",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -179,6 +194,7 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

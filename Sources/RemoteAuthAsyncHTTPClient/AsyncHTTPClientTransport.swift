@@ -3,70 +3,127 @@ public import HTTPTypes
 public import NIOCore
 import NIOHTTP1
 public import RemoteAuth
+import RemoteAuthNIOShared
 
 /// An ``RemoteAuth/HTTPTransport`` over AsyncHTTPClient. Header fields cross over in order, one
-/// for one, repeated names kept; the reason phrase is kept.
+/// for one, repeated names kept; the reason phrase is kept. Failures below HTTP are
+/// ``RemoteAuth/TransportError``s, AsyncHTTPClient's or SwiftNIO's error kept as the underlying one.
 ///
 /// The `HTTPClient` must not follow redirects (`redirectConfiguration: .disallow`):
 /// ``RemoteAuth/AuthenticatingClient`` follows them itself, so that credentials are dropped
-/// when the origin changes. ``withTransport(configuration:_:)`` sets that up.
+/// when the origin changes. ``withTransport(configuration:connectTimeout:timeout:isolation:_:)``
+/// sets that up, see ``clientConfiguration(_:connectTimeout:)``.
 public struct AsyncHTTPClientTransport: HTTPTransport {
-    public struct TransportError: Error, Hashable, CustomStringConvertible {
-        public let reason: String
-        public var description: String { "AsyncHTTPClientTransport: \(reason)" }
-    }
-
     public let client: HTTPClient
-    /// The deadline for one request, response body included.
+    /// The deadline for one request, from asking the pool for a connection to the last body
+    /// byte.
     public var timeout: TimeAmount
     /// The largest response body read; a larger one fails the request.
     public var maximumResponseBytes: Int
 
-    /// - Parameter client: a client whose redirect configuration is `.disallow`.
+    /// - Parameter client: a client whose redirect configuration is `.disallow` (see
+    ///   ``clientConfiguration(_:connectTimeout:)``).
     public init(client: HTTPClient, timeout: TimeAmount = .seconds(30), maximumResponseBytes: Int = 16 << 20) {
         self.client = client
         self.timeout = timeout
         self.maximumResponseBytes = maximumResponseBytes
     }
 
-    /// Runs `body` with a transport over a new `HTTPClient` (redirects disabled, whatever
-    /// `configuration` says), and shuts the client down afterwards.
-    public static func withTransport<T: Sendable>(
-        configuration: HTTPClient.Configuration = .init(),
-        _ body: (AsyncHTTPClientTransport) async throws -> T
-    ) async throws -> T {
-        var configuration = configuration
+    /// `base` made fit for this transport: redirects disallowed (``RemoteAuth/AuthenticatingClient``
+    /// follows them), a refused or unresolvable connection failing at once rather than retried
+    /// until the connect timeout (`retryConnectionEstablishment = false`), and `connectTimeout`,
+    /// when given, bounding each connection's TCP connect and TLS handshake.
+    public static func clientConfiguration(
+        _ base: HTTPClient.Configuration = .init(),
+        connectTimeout: TimeAmount? = nil
+    ) -> HTTPClient.Configuration {
+        var configuration = base
         configuration.redirectConfiguration = .disallow
-        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-        let result: T
-        do {
-            result = try await body(AsyncHTTPClientTransport(client: client))
-        } catch {
-            try? await client.shutdown()
-            throw error
+        configuration.connectionPool.retryConnectionEstablishment = false
+        if let connectTimeout { configuration.timeout.connect = connectTimeout }
+        return configuration
+    }
+
+    /// Runs `body` with a transport over a new `HTTPClient` (set up by
+    /// ``clientConfiguration(_:connectTimeout:)``, whatever `configuration` says about redirects
+    /// and retries), and shuts the client down afterwards, whether `body` throws or not.
+    ///
+    /// The connect timeout (`connectTimeout`, else `configuration`'s, else 10 s) is cut to
+    /// `timeout`: a request fails at its deadline, but the client's shutdown waits for the
+    /// connection attempts it started (such as a TLS handshake a server never answers), and
+    /// those end at the connect timeout.
+    public static func withTransport<Result>(
+        configuration: HTTPClient.Configuration = .init(),
+        connectTimeout: TimeAmount? = nil,
+        timeout: TimeAmount = .seconds(30),
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: (AsyncHTTPClientTransport) async throws -> Result
+    ) async throws -> Result {
+        let connect = min(connectTimeout ?? configuration.timeout.connect ?? .seconds(10), timeout)
+        return try await HTTPClient.withHTTPClient(
+            configuration: clientConfiguration(configuration, connectTimeout: connect),
+            isolation: isolation
+        ) { client in
+            try await body(AsyncHTTPClientTransport(client: client, timeout: timeout))
         }
-        try await client.shutdown()
-        return result
     }
 
     public func send(_ request: HTTPRequest, body: [UInt8]?) async throws -> (HTTPResponse, [UInt8]) {
+        let origin = try AuthScope(origin: request).description
         var outgoing = HTTPClientRequest(url: request.absoluteURL)
         outgoing.method = HTTPMethod(rawValue: request.method.rawValue)
-        for field in request.headerFields {
-            outgoing.headers.add(name: field.name.rawName, value: field.value)
-        }
+        outgoing.headers.append(request.headerFields)
         if let body { outgoing.body = .bytes(ByteBuffer(bytes: body)) }
-        let response = try await client.execute(outgoing, timeout: timeout)
-        var fields = HTTPFields()
-        fields.reserveCapacity(response.headers.count)
-        for header in response.headers {
-            guard let name = HTTPField.Name(header.name) else {
-                throw TransportError(reason: "the response has an invalid field name '\(header.name)'")
-            }
-            fields.append(HTTPField(name: name, value: header.value))
+        let response: HTTPClientResponse
+        do {
+            response = try await client.execute(outgoing, timeout: timeout)
+        } catch {
+            throw Self.transportError(error, origin: origin, fallback: .connectFailed)
         }
-        let buffer = try await response.body.collect(upTo: maximumResponseBytes)
+        let fields = try HTTPFields(response.headers)
+        let buffer: ByteBuffer
+        do {
+            buffer = try await response.body.collect(upTo: maximumResponseBytes)
+        } catch is NIOTooManyBytesError {
+            throw TransportError(
+                .responseTooLarge,
+                "the response body from \(origin) is larger than \(maximumResponseBytes) bytes"
+            )
+        } catch {
+            throw Self.transportError(error, origin: origin, fallback: .connectionClosed)
+        }
         let status = HTTPResponse.Status(code: Int(response.status.code), reasonPhrase: response.status.reasonPhrase)
         return (HTTPResponse(status: status, headerFields: fields), Array(buffer.readableBytesView))
+    }
+
+    /// AsyncHTTPClient's `HTTPClientError` by its code; SwiftNIO's and NIOSSL's errors as the NIO
+    /// transport maps them.
+    static func transportError(_ error: any Error, origin: String, fallback: TransportError.Code) -> any Error {
+        guard let error = error as? HTTPClientError else {
+            if error is CancellationError { return error }
+            return TransportError(nio: error, origin: origin, fallback: fallback)
+        }
+        switch error {
+        case .connectTimeout, .tlsHandshakeTimeout, .socksHandshakeTimeout, .httpProxyHandshakeTimeout:
+            return TransportError(
+                .timedOut,
+                "connecting to \(origin) took longer than the connect timeout",
+                underlying: error
+            )
+        case .deadlineExceeded, .readTimeout, .writeTimeout, .getConnectionFromPoolTimeout:
+            return TransportError(.timedOut, "no complete response from \(origin) in time", underlying: error)
+        case .remoteConnectionClosed, .uncleanShutdown:
+            return TransportError(.connectionClosed, "\(origin) closed the connection", underlying: error)
+        case .invalidURL, .emptyHost, .emptyScheme:
+            return TransportError(
+                .invalidRequest,
+                "AsyncHTTPClient does not take the URL for \(origin)",
+                underlying: error
+            )
+        case .cancelled:
+            return CancellationError()
+        default:
+            return TransportError(fallback, "the exchange with \(origin) failed (\(error))", underlying: error)
+        }
     }
 }

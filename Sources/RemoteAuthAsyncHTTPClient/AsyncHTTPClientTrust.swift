@@ -1,7 +1,7 @@
 public import AsyncHTTPClient
 import NIOSSL
 public import RemoteAuth
-import RemoteAuthNIO
+import RemoteAuthNIOShared
 
 extension AsyncHTTPClientTransport {
     /// An `HTTPClient.Configuration` whose TLS settings carry out `trust` and `clientIdentity`

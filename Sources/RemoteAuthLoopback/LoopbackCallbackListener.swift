@@ -1,13 +1,16 @@
-import HTTPTypes
-import Hummingbird
-import Logging
 import NIOCore
-import RemoteAuth
+import NIOHTTP1
+import NIOPosix
 
-/// A one-shot HTTP listener on the loopback interface for the redirect of a sign-in, as RFC 8252
-/// §7.3 recommends for command-line and desktop apps: it listens on `127.0.0.1` with a port the
-/// system picks, takes the first request to its callback path, answers the browser with a short
-/// "you can close this window" page, and hands the full callback URL to the app.
+/// A one-shot HTTP listener on the loopback interface for the redirect of a sign-in, as
+/// [RFC 8252 §7.3](https://www.rfc-editor.org/rfc/rfc8252#section-7.3) recommends for
+/// command-line and desktop apps: it listens on `127.0.0.1` with a port the system picks, takes
+/// the first request to its callback path, answers the browser with a short "you can close this
+/// window" page, and hands the full callback URL to the app.
+///
+/// Built on SwiftNIO's HTTP/1.1 server codec, no web framework. What it reads is bounded: a
+/// connection may send at most 16 KiB (a browser's GET head is far smaller) and must send its
+/// request head within 10 seconds, or it is closed.
 ///
 /// ```swift
 /// let url = try await LoopbackCallbackListener.withListener { callbackURL, listener in
@@ -31,6 +34,11 @@ public final class LoopbackCallbackListener: Sendable {
         public let reason: String
         public var description: String { "LoopbackCallbackListener: \(reason)" }
     }
+
+    /// The most bytes one connection may send.
+    static let maximumRequestBytes = 16 * 1024
+    /// How long a connection may take to send its request.
+    static let readTimeout = TimeAmount.seconds(10)
 
     /// Waits for the browser to reach the callback path and returns the URL it asked for,
     /// query included.
@@ -56,52 +64,199 @@ public final class LoopbackCallbackListener: Sendable {
         }
     }
 
-    /// Runs a listener for the duration of `body`.
-    public static func withListener<T: Sendable>(
+    /// Runs a listener for the duration of `body`, and closes it afterwards, whether `body`
+    /// throws or not.
+    public static func withListener<Result>(
         path: String = "/callback",
         page: String = "You are signed in. You can close this window and return to the application.",
-        _ body: @Sendable (String, LoopbackCallbackListener) async throws -> T
-    ) async throws -> T {
-        let (received, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingNewest(1))
-        let (started, startedContinuation) = AsyncStream.makeStream(of: Int.self)
-        let router = Router()
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: (String, LoopbackCallbackListener) async throws -> Result
+    ) async throws -> Result {
+        try await withListener(
+            path: path,
+            page: page,
+            maximumRequestBytes: maximumRequestBytes,
+            readTimeout: readTimeout,
+            isolation: isolation,
+            body
+        )
+    }
+
+    /// ``withListener(path:page:isolation:_:)`` with the read bounds given (for tests).
+    static func withListener<Result>(
+        path: String,
+        page: String,
+        maximumRequestBytes: Int,
+        readTimeout: TimeAmount,
+        isolation: isolated (any Actor)?,
+        _ body: (String, LoopbackCallbackListener) async throws -> Result
+    ) async throws -> Result {
+        let (received, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingOldest(1))
+        let normalized = path.hasPrefix("/") ? path : "/" + path
         let html =
             "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Signed in</title></head>"
             + "<body style=\"font-family:sans-serif;margin:4em\"><p id=\"done\">\(page)</p></body></html>"
-        router.get(RouterPath(path)) { request, _ -> Response in
-            continuation.yield("http://" + (request.head.authority ?? "127.0.0.1") + (request.head.path ?? path))
-            return Response(
-                status: .ok,
-                headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
-                body: .init(byteBuffer: ByteBuffer(string: html))
-            )
+        let server: any Channel
+        do {
+            server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+                .childChannelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(
+                            ReadLimit(maximumBytes: maximumRequestBytes, timeout: readTimeout)
+                        )
+                        try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
+                        try channel.pipeline.syncOperations.addHandler(
+                            CallbackHandler(path: normalized, page: html, received: continuation)
+                        )
+                    }
+                }
+                .bind(host: "127.0.0.1", port: 0)
+                .get()
+        } catch {
+            throw ListenerError(reason: "the listener did not start: \(error)")
         }
-        var logger = Logger(label: "RemoteAuthLoopback")
-        logger.logLevel = .critical
-        let app = Application(
-            router: router,
-            configuration: .init(address: .hostname("127.0.0.1", port: 0), serverName: nil),
-            onServerRunning: { channel in startedContinuation.yield(channel.localAddress?.port ?? 0) },
-            logger: logger
+        guard let port = server.localAddress?.port, port > 0 else {
+            try? await server.close()
+            throw ListenerError(reason: "the listener did not start: no port")
+        }
+        let listener = LoopbackCallbackListener(
+            callbackURL: "http://127.0.0.1:\(port)\(normalized)",
+            received: received
         )
-        return try await withThrowingTaskGroup(of: T?.self) { group in
-            group.addTask {
-                try await app.run()
-                return nil
-            }
-            var ports = started.makeAsyncIterator()
-            guard let port = await ports.next(), port > 0 else {
-                throw ListenerError(reason: "the listener did not start")
-            }
-            let normalized = path.hasPrefix("/") ? path : "/" + path
-            let listener = LoopbackCallbackListener(
-                callbackURL: "http://127.0.0.1:\(port)\(normalized)",
-                received: received
-            )
-            let result = try await body(listener.callbackURL, listener)
-            group.cancelAll()
-            while try await group.next() != nil {}
-            return result
+        let result: Result
+        do {
+            result = try await body(listener.callbackURL, listener)
+        } catch {
+            try? await server.close()
+            continuation.finish()
+            throw error
         }
+        try? await server.close()
+        continuation.finish()
+        return result
+    }
+}
+
+/// Closes a connection that sends more than `maximumBytes`, or no complete request head within
+/// `timeout`.
+final class ReadLimit: ChannelDuplexHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+    typealias OutboundIn = IOData
+    typealias OutboundOut = IOData
+
+    private let maximumBytes: Int
+    private let timeout: TimeAmount
+    private var count = 0
+    private var deadline: Scheduled<Void>?
+
+    init(maximumBytes: Int, timeout: TimeAmount) {
+        self.maximumBytes = maximumBytes
+        self.timeout = timeout
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        if context.channel.isActive { startDeadline(context: context) }
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        startDeadline(context: context)
+        context.fireChannelActive()
+    }
+
+    private func startDeadline(context: ChannelHandlerContext) {
+        guard deadline == nil else { return }
+        let channel = context.channel
+        deadline = context.eventLoop.scheduleTask(in: timeout) { channel.close(promise: nil) }
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let buffer = unwrapInboundIn(data)
+        count += buffer.readableBytes
+        guard count <= maximumBytes else {
+            context.close(promise: nil)
+            return
+        }
+        context.fireChannelRead(data)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        // An answer is on its way: the request was read in time.
+        deadline?.cancel()
+        context.write(data, promise: promise)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        deadline?.cancel()
+        context.fireChannelInactive()
+    }
+}
+
+/// Answers one request: the callback path with the page (and hands its URL over), anything else
+/// with 404 (405 for a method other than GET or HEAD); then closes the connection.
+final class CallbackHandler: ChannelInboundHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    private let path: String
+    private let page: String
+    private let received: AsyncStream<String>.Continuation
+    private var head: HTTPRequestHead?
+
+    init(path: String, page: String, received: AsyncStream<String>.Continuation) {
+        self.path = path
+        self.page = page
+        self.received = received
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let head):
+            self.head = head
+        case .body:
+            break
+        case .end:
+            guard let head else { return }
+            self.head = nil
+            respond(to: head, context: context)
+        }
+    }
+
+    private func respond(to head: HTTPRequestHead, context: ChannelHandlerContext) {
+        let requestPath = head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first
+        let status: HTTPResponseStatus
+        var text: String
+        var contentType = "text/plain; charset=utf-8"
+        if requestPath.map(String.init) != path {
+            status = .notFound
+            text = "Not Found"
+        } else if head.method != .GET && head.method != .HEAD {
+            status = .methodNotAllowed
+            text = "Method Not Allowed"
+        } else {
+            status = .ok
+            text = page
+            contentType = "text/html; charset=utf-8"
+            let authority = head.headers.first(name: "Host") ?? "127.0.0.1"
+            // One-shot: the first callback is the one handed over; later ones get the page only.
+            received.yield("http://" + authority + head.uri)
+            received.finish()
+        }
+        if head.method == .HEAD { text = "" }
+        var headers = HTTPHeaders()
+        headers.add(name: "Content-Type", value: contentType)
+        headers.add(name: "Content-Length", value: String(text.utf8.count))
+        headers.add(name: "Cache-Control", value: "no-store")
+        headers.add(name: "Connection", value: "close")
+        context.write(
+            wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: status, headers: headers))),
+            promise: nil
+        )
+        if !text.isEmpty {
+            context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: text)))), promise: nil)
+        }
+        let channel = context.channel
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
     }
 }

@@ -6,20 +6,19 @@ public import NIOPosix
 import NIOSSL
 import NIOTLS
 public import RemoteAuth
+import RemoteAuthNIOShared
 import SwiftASN1
 import X509
-
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 
 /// An ``RemoteAuth/HTTPTransport`` on SwiftNIO's HTTP/1.1 codec that owns its TLS handshake,
 /// so that a ``RemoteAuth/TrustPolicy`` (SPKI pins, a pinned certificate, a CA bundle) decides
 /// about the server's certificates from inside the handshake, before any byte of the request,
 /// `Authorization` included, is written. A rejected server gives a ``RemoteAuth/TrustRejection``
 /// naming the host and the keys it presented.
+///
+/// Other failures are ``RemoteAuth/TransportError``s. ``Configuration/connectTimeout`` bounds
+/// connecting (name resolution included) and ``Configuration/timeout`` the whole request, every
+/// phase: connecting, the TLS handshake, writing, waiting for the head, reading the body.
 ///
 /// One connection per request (`Connection: close`), no pooling: made for the tool and for
 /// calls where trust matters more than throughput. It does not follow redirects;
@@ -30,8 +29,12 @@ public struct NIOHTTP1Transport: HTTPTransport {
         public var trust: ServerTrust
         /// The client certificate presented when a server asks for one (mutual TLS).
         public var clientIdentity: ClientIdentity?
+        /// The limit on connecting (resolving the name and the TCP connection; the TLS handshake
+        /// counts against ``timeout``), cut to what is left of ``timeout``.
         public var connectTimeout: TimeAmount
-        /// The deadline for one request, from connecting to the last body byte.
+        /// The deadline for one request, from connecting to the last body byte: when it passes,
+        /// the channel is closed, whatever phase the request is in, and the request fails with
+        /// ``RemoteAuth/TransportError/Code/timedOut``.
         public var timeout: TimeAmount
         /// The largest response body read; a larger one fails the request.
         public var maximumResponseBytes: Int
@@ -49,14 +52,6 @@ public struct NIOHTTP1Transport: HTTPTransport {
             self.timeout = timeout
             self.maximumResponseBytes = maximumResponseBytes
         }
-    }
-
-    /// A failure below HTTP: connecting, TLS (other than trust, which is a
-    /// ``RemoteAuth/TrustRejection``), a malformed response, a timeout.
-    public struct TransportError: Error, Hashable, CustomStringConvertible {
-        public let reason: String
-        public init(reason: String) { self.reason = reason }
-        public var description: String { "NIOHTTP1Transport: \(reason)" }
     }
 
     public let configuration: Configuration
@@ -87,45 +82,50 @@ public struct NIOHTTP1Transport: HTTPTransport {
 
     public func send(_ request: HTTPRequest, body: [UInt8]?) async throws -> (HTTPResponse, [UInt8]) {
         let origin = try AuthScope(origin: request)
-        let timeout = configuration.timeout
-        return try await withThrowingTaskGroup(of: (HTTPResponse, [UInt8]).self) { group in
-            group.addTask {
-                do {
-                    return try await exchange(request, body: body, origin: origin)
-                } catch let closed as ClosedBeforeWriting {
-                    // Not one byte of the request left: trying once more on a new connection
-                    // cannot send anything twice. (Seen about once in 300 mutual-TLS requests
-                    // here: the channel closed cleanly between the handshake and the first write.)
-                    do {
-                        return try await exchange(request, body: body, origin: origin)
-                    } catch is ClosedBeforeWriting {
-                        throw TransportError(reason: closed.reason)
-                    }
-                }
-            }
-            group.addTask {
-                try await Task.sleep(nanoseconds: UInt64(timeout.nanoseconds))
-                throw TransportError(reason: "no complete response from \(origin) within \(timeout)")
-            }
-            defer { group.cancelAll() }
-            return try await group.next()!
+        let deadline = NIODeadline.now() + configuration.timeout
+        do {
+            return try await exchange(request, body: body, origin: origin, deadline: deadline)
+        } catch let error as TransportError where error.code == .closedBeforeWriting {
+            // Not one byte of the request left: trying once more on a new connection cannot
+            // send anything twice. (Seen about once in 300 mutual-TLS requests here: the channel
+            // closed cleanly between the handshake and the first write.) The deadline is the same.
+            return try await exchange(request, body: body, origin: origin, deadline: deadline)
         }
     }
 
+    /// Where an exchange is, for the message of a timeout.
+    enum Phase: String, Sendable {
+        case handshake = "during the TLS handshake"
+        case writing = "while writing the request"
+        case head = "waiting for the response head"
+        case body = "reading the response body"
+    }
+
+    /// One connection, one request. Every phase after connecting (which `connectTimeout`, cut to
+    /// what is left before the deadline, bounds) ends at `deadline`: a task scheduled on the
+    /// channel's event loop closes the channel then, which fails the handshake wait, the writes
+    /// and the reads alike; cancelling the calling task closes it too.
     private func exchange(
         _ request: HTTPRequest,
         body: [UInt8]?,
-        origin: AuthScope
+        origin: AuthScope,
+        deadline: NIODeadline
     ) async throws -> (HTTPResponse, [UInt8]) {
+        let timeout = configuration.timeout
+        let remaining = deadline - .now()
+        guard remaining > .zero else {
+            throw TransportError(.timedOut, "no complete response from \(origin) within \(timeout)")
+        }
         let rejection = NIOLockedValueBox<TrustRejection?>(nil)
         let policy = configuration.trust.policy(for: origin.host)
         let tlsContext = origin.scheme == "https" ? self.tlsContext : nil
         let host = origin.host
         let channel: NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>
         let handshake: EventLoopFuture<Void>
+        let connectTimeout = min(configuration.connectTimeout, remaining)
         do {
             (channel, handshake) = try await ClientBootstrap(group: group)
-                .connectTimeout(configuration.connectTimeout)
+                .connectTimeout(connectTimeout)
                 .connect(host: host, port: origin.port) { channel in
                     channel.eventLoop.makeCompletedFuture {
                         let handshake = channel.eventLoop.makePromise(of: Void.self)
@@ -157,34 +157,57 @@ public struct NIOHTTP1Transport: HTTPTransport {
                     }
                 }
         } catch {
-            throw TransportError(reason: "cannot connect to \(origin): \(error)")
-        }
-        // Nothing is written before the server is trusted: the request waits for the end of the handshake.
-        do {
-            try await handshake.get()
-        } catch {
-            try? await channel.channel.close()
-            if let rejected = rejection.withLockedValue({ $0 }) { throw rejected }
-            throw TransportError(reason: "TLS handshake with \(origin) failed: \(error)")
+            throw TransportError(nio: error, origin: origin.description, fallback: .connectFailed)
         }
 
+        let phase = NIOLockedValueBox(Phase.handshake)
+        let timedOut = NIOLockedValueBox(false)
+        let raw = channel.channel
+        let timer = raw.eventLoop.scheduleTask(deadline: deadline) {
+            timedOut.withLockedValue { $0 = true }
+            raw.close(promise: nil)
+        }
+        defer { timer.cancel() }
         do {
-            return try await channel.executeThenClose { inbound, outbound in
-                try await Self.roundTrip(
-                    request,
-                    body: body,
-                    origin: origin,
-                    inbound: inbound,
-                    outbound: outbound,
-                    maximumResponseBytes: configuration.maximumResponseBytes
+            return try await withTaskCancellationHandler {
+                // Nothing is written before the server is trusted: the request waits for the end
+                // of the handshake.
+                do {
+                    try await handshake.get()
+                } catch {
+                    try? await raw.close()
+                    throw error
+                }
+                phase.withLockedValue { $0 = .writing }
+                return try await channel.executeThenClose { inbound, outbound in
+                    try await Self.roundTrip(
+                        request,
+                        body: body,
+                        origin: origin,
+                        inbound: inbound,
+                        outbound: outbound,
+                        maximumResponseBytes: configuration.maximumResponseBytes,
+                        phase: phase
+                    )
+                }
+            } onCancel: {
+                raw.close(promise: nil)
+            }
+        } catch {
+            if timedOut.withLockedValue({ $0 }) {
+                throw TransportError(
+                    .timedOut,
+                    "no complete response from \(origin) within \(timeout) (timed out \(phase.withLockedValue { $0 }.rawValue))",
+                    underlying: error
                 )
             }
-        } catch let error as TransportError {
-            throw error
-        } catch let error as ClosedBeforeWriting {
-            throw error
-        } catch {
-            throw TransportError(reason: "the exchange with \(origin) failed\(Self.hint(for: error)): \(error)")
+            if let rejected = rejection.withLockedValue({ $0 }) { throw rejected }
+            if error is CancellationError || Task.isCancelled { throw CancellationError() }
+            throw TransportError(
+                nio: error,
+                origin: origin.description,
+                fallback: phase.withLockedValue { $0 } == .handshake ? .tlsHandshakeFailed : .connectionClosed
+            )
         }
     }
 
@@ -194,7 +217,8 @@ public struct NIOHTTP1Transport: HTTPTransport {
         origin: AuthScope,
         inbound: NIOAsyncChannelInboundStream<HTTPClientResponsePart>,
         outbound: NIOAsyncChannelOutboundWriter<HTTPClientRequestPart>,
-        maximumResponseBytes: Int
+        maximumResponseBytes: Int,
+        phase: NIOLockedValueBox<Phase>
     ) async throws -> (HTTPResponse, [UInt8]) {
         var head = HTTPRequestHead(
             version: .http1_1,
@@ -222,13 +246,16 @@ public struct NIOHTTP1Transport: HTTPTransport {
             do {
                 for try await _ in inbound {}
             } catch let reason {
-                throw TransportError(reason: "\(origin) closed the connection\(Self.hint(for: reason)): \(reason)")
+                throw TransportError(nio: reason, origin: origin.description, fallback: .connectionClosed)
             }
-            throw ClosedBeforeWriting(
-                reason: "\(origin) closed the connection before the request was written: \(writeError)"
+            throw TransportError(
+                .closedBeforeWriting,
+                "\(origin) closed the connection before the request was written",
+                underlying: writeError
             )
         }
 
+        phase.withLockedValue { $0 = .head }
         var responseHead: HTTPResponseHead?
         var responseBody: [UInt8] = []
         loop: for try await part in inbound {
@@ -237,10 +264,12 @@ public struct NIOHTTP1Transport: HTTPTransport {
                 // 1xx answers are interim (RFC 9110 §15.2); the final one follows.
                 if received.status.code >= 100, received.status.code < 200 { continue }
                 responseHead = received
+                phase.withLockedValue { $0 = .body }
             case .body(var buffer):
                 guard responseBody.count + buffer.readableBytes <= maximumResponseBytes else {
                     throw TransportError(
-                        reason: "the response body from \(origin) is larger than \(maximumResponseBytes) bytes"
+                        .responseTooLarge,
+                        "the response body from \(origin) is larger than \(maximumResponseBytes) bytes"
                     )
                 }
                 responseBody += buffer.readBytes(length: buffer.readableBytes) ?? []
@@ -249,33 +278,14 @@ public struct NIOHTTP1Transport: HTTPTransport {
             }
         }
         guard let responseHead else {
-            throw TransportError(reason: "\(origin) closed the connection without a complete response")
+            throw TransportError(.connectionClosed, "\(origin) closed the connection without a complete response")
         }
-        var fields = HTTPFields()
-        fields.reserveCapacity(responseHead.headers.count)
-        for header in responseHead.headers {
-            guard let name = HTTPField.Name(header.name) else {
-                throw TransportError(reason: "the response has an invalid field name '\(header.name)'")
-            }
-            fields.append(HTTPField(name: name, value: header.value))
-        }
+        let fields = try HTTPFields(responseHead.headers)
         let status = HTTPResponse.Status(
             code: Int(responseHead.status.code),
             reasonPhrase: responseHead.status.reasonPhrase
         )
         return (HTTPResponse(status: status, headerFields: fields), responseBody)
-    }
-
-    /// A plain-words reading of a TLS alert. A TLS 1.3 server checks the client's certificate
-    /// after the client's side of the handshake has ended, so its refusal arrives while the
-    /// request is written or its response read.
-    static func hint(for error: any Error) -> String {
-        let text = "\(error)"
-        if text.contains("CERTIFICATE_REQUIRED") { return " (the server requires a client certificate)" }
-        if text.contains("UNKNOWN_CA") || text.contains("BAD_CERTIFICATE") {
-            return " (the server did not accept the client certificate)"
-        }
-        return ""
     }
 
     /// NIOSSL's verification callback: parses the presented chain, asks the policy, and
@@ -302,7 +312,7 @@ public struct NIOHTTP1Transport: HTTPTransport {
             promise.succeed(.failed)
             return
         }
-        let context = TrustContext(validationTime: Date(), systemRoots: .systemTrustRoots)
+        let context = TrustContext(systemRoots: .systemTrustRoots)
         promise.completeWithTask {
             switch await policy.evaluate(chain: parsed, host: host, context: context) {
             case .trusted(let validated):
@@ -322,11 +332,6 @@ public struct NIOHTTP1Transport: HTTPTransport {
             }
         }
     }
-}
-
-/// The connection closed, without an error, before any byte of the request was written.
-struct ClosedBeforeWriting: Error {
-    let reason: String
 }
 
 /// Fulfils a promise when the TLS handshake completes, or fails it when the channel errors or
@@ -357,11 +362,11 @@ final class HandshakeWaiter: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        complete(.failure(NIOHTTP1Transport.TransportError(reason: "the connection closed during the TLS handshake")))
+        complete(.failure(TransportError(.connectionClosed, "the connection closed during the TLS handshake")))
         context.fireChannelInactive()
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        complete(.failure(NIOHTTP1Transport.TransportError(reason: "the connection closed during the TLS handshake")))
+        complete(.failure(TransportError(.connectionClosed, "the connection closed during the TLS handshake")))
     }
 }

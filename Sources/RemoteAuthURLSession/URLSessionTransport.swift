@@ -37,14 +37,24 @@ import FoundationNetworking
 /// Limits of `URLRequest`/`HTTPURLResponse`: header fields with the same name are joined with
 /// `,` (and the order of fields is not kept), and `URLSession` may add `Accept-Encoding` and
 /// decode the body.
+///
+/// Failures below HTTP are ``RemoteAuth/TransportError``s mapped from `URLError`'s code (kept as
+/// the underlying error). The deadline covers the whole request: the transport cancels the task
+/// when it passes, whatever phase it is in (`URLRequest.timeoutInterval` alone is an idle timeout).
+///
+/// **Challenges.** The delegate declines (cancels) the HTTP authentication challenges, Basic,
+/// Digest, and also NTLM and Negotiate: ``AuthenticatingClient`` answers what it can with the
+/// credential chosen for the origin, and the system must not answer NTLM or Negotiate (Kerberos)
+/// with ambient credentials behind its back. The TLS challenges (server trust, client certificate)
+/// get the system's default handling: on Apple platforms the server-trust challenge reaches the
+/// same delegate method, and default handling evaluates the system's roots and the host name,
+/// which is what the only ``RemoteAuth/ServerTrust`` this transport accepts asks for.
+///
+/// **Apple platforms.** Expected to build (the Darwin-specific part is none: the code paths are
+/// the same Foundation API); tested on Linux only.
 public struct URLSessionTransport: HTTPTransport {
-    /// A failure below HTTP (connection refused, timeout, TLS), with the system's reason.
-    public struct TransportError: Error, Hashable, CustomStringConvertible {
-        public let reason: String
-        public var description: String { "URLSessionTransport: \(reason)" }
-    }
-
     let session: URLSession
+    /// The deadline for one request, from connecting to the last body byte, in seconds.
     let timeout: TimeInterval
 
     /// A transport with its own ephemeral session.
@@ -80,23 +90,28 @@ public struct URLSessionTransport: HTTPTransport {
         configuration.urlCredentialStorage = nil
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        configuration.timeoutIntervalForRequest = timeout
+        configuration.timeoutIntervalForResource = timeout
         session = URLSession(configuration: configuration, delegate: Delegate(), delegateQueue: nil)
         self.timeout = timeout
     }
 
-    /// Runs `body` with a transport and invalidates its session afterwards.
-    public static func withTransport<T: Sendable>(
+    /// Runs `body` with a transport and invalidates its session afterwards, whether `body`
+    /// throws or not.
+    public static func withTransport<Result>(
         timeout: TimeInterval = 30,
-        _ body: (URLSessionTransport) async throws -> T
-    ) async throws -> T {
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: (URLSessionTransport) async throws -> Result
+    ) async throws -> Result {
         let transport = URLSessionTransport(timeout: timeout)
         defer { transport.session.finishTasksAndInvalidate() }
         return try await body(transport)
     }
 
     public func send(_ request: HTTPRequest, body: [UInt8]?) async throws -> (HTTPResponse, [UInt8]) {
+        let origin = try AuthScope(origin: request).description
         guard let url = URL(string: request.absoluteURL) else {
-            throw TransportError(reason: "'\(request.absoluteURL)' is not a URL Foundation accepts")
+            throw TransportError(.invalidRequest, "'\(request.absoluteURL)' is not a URL Foundation accepts")
         }
         var urlRequest = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
         urlRequest.httpMethod = request.method.rawValue
@@ -106,28 +121,47 @@ public struct URLSessionTransport: HTTPTransport {
         }
         if let body { urlRequest.httpBody = Data(body) }
         let delegate = session.delegate as? Delegate
-        let taskID = Mutex<Int?>(nil)
-        let (data, response): (Data, URLResponse) = try await withCheckedThrowingContinuation { continuation in
-            let task = session.dataTask(with: urlRequest) { data, response, error in
-                if let error {
-                    if let id = taskID.withLock({ $0 }),
-                        let declined = delegate?.takeDeclinedResponse(taskIdentifier: id)
-                    {
-                        continuation.resume(returning: (Data(), declined))
+        let task = TaskState()
+        // The deadline of the whole request; FoundationNetworking's timeouts are idle timeouts.
+        let timeout = self.timeout
+        let deadline = Task {
+            try await Task.sleep(for: .milliseconds(Int64(timeout * 1000)))
+            task.timedOut.withLock { $0 = true }
+            task.cancel()
+        }
+        defer { deadline.cancel() }
+        let (data, response): (Data, URLResponse) = try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let dataTask = session.dataTask(with: urlRequest) { data, response, error in
+                    if let error {
+                        let id = task.task.withLock { $0?.taskIdentifier }
+                        if let id, let declined = delegate?.takeDeclinedResponse(taskIdentifier: id) {
+                            continuation.resume(returning: (Data(), declined))
+                        } else if task.timedOut.withLock({ $0 }) {
+                            continuation.resume(
+                                throwing: TransportError(
+                                    .timedOut,
+                                    "no complete response from \(origin) within \(timeout) s",
+                                    underlying: error
+                                )
+                            )
+                        } else {
+                            continuation.resume(throwing: Self.transportError(error, origin: origin))
+                        }
+                    } else if let response {
+                        continuation.resume(returning: (data ?? Data(), response))
                     } else {
-                        continuation.resume(throwing: TransportError(reason: error.localizedDescription))
+                        continuation.resume(throwing: TransportError(.malformedResponse, "\(origin) sent no response"))
                     }
-                } else if let response {
-                    continuation.resume(returning: (data ?? Data(), response))
-                } else {
-                    continuation.resume(throwing: TransportError(reason: "no response"))
                 }
+                task.task.withLock { $0 = dataTask }
+                dataTask.resume()
             }
-            taskID.withLock { $0 = task.taskIdentifier }
-            task.resume()
+        } onCancel: {
+            task.cancel()
         }
         guard let http = response as? HTTPURLResponse else {
-            throw TransportError(reason: "the response is not HTTP")
+            throw TransportError(.malformedResponse, "the response from \(origin) is not HTTP")
         }
         var fields = HTTPFields()
         for (name, value) in http.allHeaderFields {
@@ -139,12 +173,68 @@ public struct URLSessionTransport: HTTPTransport {
         return (HTTPResponse(status: .init(code: http.statusCode), headerFields: fields), Array(data))
     }
 
+    /// `URLError` by its code.
+    static func transportError(_ error: any Error, origin: String) -> any Error {
+        guard let error = error as? URLError else {
+            return TransportError(.connectFailed, "the exchange with \(origin) failed", underlying: error)
+        }
+        switch error.code {
+        case .cannotFindHost, .dnsLookupFailed:
+            let host = error.failingURL?.host ?? origin
+            return TransportError(.hostNotFound, "the host name '\(host)' does not resolve", underlying: error)
+        case .cannotConnectToHost:
+            // Foundation does not tell a refusal from other connect failures in the code.
+            return TransportError(.connectionRefused, "\(origin) refused the connection", underlying: error)
+        case .timedOut:
+            return TransportError(.timedOut, "no complete response from \(origin) in time", underlying: error)
+        case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate,
+            .serverCertificateHasUnknownRoot, .serverCertificateNotYetValid, .clientCertificateRejected,
+            .clientCertificateRequired:
+            return TransportError(.tlsHandshakeFailed, "the TLS handshake with \(origin) failed", underlying: error)
+        case .networkConnectionLost:
+            return TransportError(.connectionClosed, "\(origin) closed the connection", underlying: error)
+        case .badServerResponse, .cannotParseResponse, .cannotDecodeRawData, .cannotDecodeContentData:
+            return TransportError(
+                .malformedResponse,
+                "\(origin) sent a response that does not parse",
+                underlying: error
+            )
+        case .dataLengthExceedsMaximum:
+            return TransportError(.responseTooLarge, "the response from \(origin) is too large", underlying: error)
+        case .badURL, .unsupportedURL:
+            return TransportError(.invalidRequest, "Foundation does not take the URL for \(origin)", underlying: error)
+        case .cancelled:
+            return CancellationError()
+        default:
+            return TransportError(.connectFailed, "the exchange with \(origin) failed", underlying: error)
+        }
+    }
+
+    /// The task of one request, for the deadline and cancellation to cancel, and whether the
+    /// deadline did.
+    final class TaskState: Sendable {
+        let task = Mutex<URLSessionDataTask?>(nil)
+        let timedOut = Mutex(false)
+
+        func cancel() { task.withLock { $0?.cancel() } }
+    }
+
     /// Keeps redirects and challenges for ``AuthenticatingClient``.
     final class Delegate: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
         // @unchecked because NSObject is not Sendable; the one stored value is behind a Mutex.
         /// The 401/407 responses of challenges declined, by task, until the task's completion
         /// handler takes them.
         private let declined = Mutex<[Int: HTTPURLResponse]>([:])
+
+        /// Whether a challenge is TLS's (server trust, client certificate), which only Apple
+        /// platforms deliver to the delegate: FoundationNetworking has neither method.
+        static func isTLSChallenge(_ method: String) -> Bool {
+            #if canImport(Darwin)
+            method == NSURLAuthenticationMethodServerTrust || method == NSURLAuthenticationMethodClientCertificate
+            #else
+            false
+            #endif
+        }
 
         func takeDeclinedResponse(taskIdentifier: Int) -> HTTPURLResponse? {
             declined.withLock { $0.removeValue(forKey: taskIdentifier) }
@@ -166,6 +256,13 @@ public struct URLSessionTransport: HTTPTransport {
             didReceive challenge: URLAuthenticationChallenge,
             completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
         ) {
+            if Self.isTLSChallenge(challenge.protectionSpace.authenticationMethod) {
+                // TLS, below HTTP: the system's roots and host name check, and no client
+                // certificate.
+                completionHandler(.performDefaultHandling, nil)
+                return
+            }
+            // Basic, Digest, NTLM, Negotiate, HTML forms: the client's to answer.
             if let response = challenge.failureResponse as? HTTPURLResponse {
                 declined.withLock { $0[task.taskIdentifier] = response }
             }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HTTPTypes
+import NIOCore
 import RemoteAuth
 import RemoteAuthAsyncHTTPClient
 import RemoteAuthFileStore
@@ -66,6 +67,24 @@ struct RequestCommand: AsyncParsableCommand {
 
     @Flag(name: .shortAndLong, help: "Print request and response heads to stderr, credentials redacted.")
     var verbose = false
+
+    @Option(
+        name: .customLong("connect-timeout"),
+        help: ArgumentHelp(
+            "Seconds to wait for a connection, TLS handshake included (default 10), as curl's.",
+            valueName: "seconds"
+        )
+    )
+    var connectTimeout: Double?
+
+    @Option(
+        name: .customLong("max-time"),
+        help: ArgumentHelp(
+            "Seconds each request on the wire may take, from connecting to the last byte (default 30).",
+            valueName: "seconds"
+        )
+    )
+    var maxTime: Double?
 
     @OptionGroup(title: "TLS")
     var tlsOptions: TLSOptions
@@ -156,8 +175,14 @@ struct RequestCommand: AsyncParsableCommand {
         let preemptive = self.preemptive
         let oauth = session
         let placement = self.placement?.placement ?? .header
-        let nioTransport = try tlsOptions.transport()
-        let outcome: Result<(HTTPResponse, [UInt8]), any Error> = try await Self.withTransport(nioTransport) {
+        let connectTimeout = try Self.timeAmount(self.connectTimeout, option: "--connect-timeout")
+        let timeout = try Self.timeAmount(maxTime, option: "--max-time")
+        let nioTransport = try tlsOptions.transport(connectTimeout: connectTimeout, timeout: timeout)
+        let outcome: Result<(HTTPResponse, [UInt8]), any Error> = try await Self.withTransport(
+            nioTransport,
+            connectTimeout: connectTimeout,
+            timeout: timeout
+        ) {
             transport in
             var configuration = AuthenticatingClient.Configuration()
             configuration.preemptive = preemptive
@@ -197,6 +222,8 @@ struct RequestCommand: AsyncParsableCommand {
             response = final
         case .failure(let error as TrustRejection):
             throw CLIFailure(error.description + "; nothing was sent")
+        case .failure(let error as TransportError):
+            throw CLIFailure("request failed: \(Self.message(for: error))")
         case .failure(let error):
             throw CLIFailure("request failed: \(error)")
         }
@@ -210,10 +237,34 @@ struct RequestCommand: AsyncParsableCommand {
     /// pins are checked before the request is written), else with AsyncHTTPClient.
     static func withTransport<T: Sendable>(
         _ nio: NIOHTTP1Transport?,
+        connectTimeout: TimeAmount?,
+        timeout: TimeAmount?,
         _ body: (any HTTPTransport) async throws -> T
     ) async throws -> T {
         if let nio { return try await body(nio) }
-        return try await AsyncHTTPClientTransport.withTransport { try await body($0) }
+        return try await AsyncHTTPClientTransport.withTransport(
+            connectTimeout: connectTimeout,
+            timeout: timeout ?? .seconds(30)
+        ) { try await body($0) }
+    }
+
+    /// `seconds` (fractions allowed) as a `TimeAmount`; more than zero.
+    static func timeAmount(_ seconds: Double?, option: String) throws -> TimeAmount? {
+        guard let seconds else { return nil }
+        guard seconds.isFinite, seconds > 0, seconds <= 86400 * 365 else {
+            throw CLIFailure("\(option) needs a number of seconds greater than 0")
+        }
+        return .nanoseconds(Int64(seconds * 1_000_000_000))
+    }
+
+    /// What happened below HTTP, by the error's code, and what to do about it.
+    static func message(for error: TransportError) -> String {
+        switch error.code {
+        case .connectionRefused: "\(error.reason): is the server running, and is the port right?"
+        case .hostNotFound: "\(error.reason): check the host name"
+        case .timedOut: "\(error.reason); --connect-timeout and --max-time set the limits"
+        default: error.reason
+        }
     }
 
     static func message(for error: ClientError) -> String {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import NIOCore
 import RemoteAuth
 import RemoteAuthNIO
 
@@ -45,9 +46,11 @@ struct TLSOptions: ParsableArguments {
     var isEmpty: Bool { cacert == nil && pin.isEmpty && cert == nil && key == nil && !insecure }
 
     /// The NIO transport these options describe, or `nil` when none was given.
-    func transport() throws -> NIOHTTP1Transport? {
+    func transport(connectTimeout: TimeAmount? = nil, timeout: TimeAmount? = nil) throws -> NIOHTTP1Transport? {
         guard !isEmpty else { return nil }
         var configuration = NIOHTTP1Transport.Configuration()
+        if let connectTimeout { configuration.connectTimeout = connectTimeout }
+        if let timeout { configuration.timeout = timeout }
         configuration.trust = ServerTrust(default: try policy())
         configuration.clientIdentity = try identity()
         do {

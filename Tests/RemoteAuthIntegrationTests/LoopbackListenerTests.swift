@@ -1,10 +1,14 @@
+import AsyncHTTPClient
 import Foundation
 import HTTPTypes
+import NIOCore
+import NIOPosix
 import RemoteAuth
 import RemoteAuthAsyncHTTPClient
-import RemoteAuthLoopback
 import RemoteAuthSandbox
 import Testing
+
+@testable import RemoteAuthLoopback
 
 /// RFC 8252 §7.3: the flow with a loopback listener as its callback, the browser played over
 /// HTTP (consent form, then the redirect to the listener).
@@ -43,6 +47,62 @@ import Testing
             await #expect(throws: LoopbackCallbackListener.ListenerError.self) {
                 _ = try await listener.callback(timeout: .milliseconds(200))
             }
+        }
+    }
+
+    /// Only the callback path is taken: another path gets 404, a POST 405, and neither is handed
+    /// over; the first callback is, and the listener is one-shot.
+    @Test func onlyTheCallbackPathIsTaken() async throws {
+        try await LoopbackCallbackListener.withListener(path: "cb") { callbackURL, listener in
+            #expect(callbackURL.hasSuffix("/cb"))
+            let base = String(callbackURL.dropLast("/cb".count))
+            let other = try await Wire.get(base + "/other?oauth_verifier=x")
+            #expect(other.status == 404)
+            let post = try await Wire.send(try HTTPRequest(method: .post, absoluteURL: callbackURL + "?a=b"))
+            #expect(post.status == 405)
+            let first = try await Wire.get(callbackURL + "?oauth_verifier=first")
+            #expect(first.status == 200)
+            #expect(first.header("Cache-Control") == "no-store")
+            #expect(first.header("Content-Type") == "text/html; charset=utf-8")
+            let second = try await Wire.get(callbackURL + "?oauth_verifier=second")
+            #expect(second.status == 200)
+            #expect(try await listener.callback(timeout: .seconds(5)) == callbackURL + "?oauth_verifier=first")
+        }
+    }
+
+    /// A request head larger than 16 KiB is not read: the connection is closed without an answer.
+    @Test func boundsWhatItReads() async throws {
+        try await LoopbackCallbackListener.withListener { callbackURL, listener in
+            var fields = HTTPFields()
+            fields[HTTPField.Name("X-Padding")!] = String(repeating: "a", count: 20_000)
+            let error = await #expect(throws: HTTPClientError.self) {
+                _ = try await Wire.get(callbackURL + "?oauth_verifier=big", headers: fields)
+            }
+            #expect(error == .remoteConnectionClosed)
+            await #expect(throws: LoopbackCallbackListener.ListenerError.self) {
+                _ = try await listener.callback(timeout: .milliseconds(200))
+            }
+        }
+    }
+
+    /// A connection that sends nothing is closed at the read deadline.
+    @Test(.timeLimit(.minutes(1)))
+    func closesAnIdleConnection() async throws {
+        try await LoopbackCallbackListener.withListener(
+            path: "/callback",
+            page: "done",
+            maximumRequestBytes: 1024,
+            readTimeout: .milliseconds(200),
+            isolation: nil
+        ) { callbackURL, _ in
+            let port = try #require(Int(callbackURL.split(separator: ":").last?.split(separator: "/").first ?? ""))
+            let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .connect(host: "127.0.0.1", port: port)
+                .get()
+            let clock = ContinuousClock()
+            let start = clock.now
+            try await channel.closeFuture.get()
+            #expect(clock.now - start < .seconds(3), "\(clock.now - start)")
         }
     }
 }

@@ -297,12 +297,13 @@ func rejection(_ body: () async throws -> Void) async -> TrustRejection? {
             for identity in [
                 nil, ClientIdentity(certificateChainPEM: stranger.pem, privateKeyPEM: stranger.keyPEM),
             ] {
-                await #expect(throws: NIOHTTP1Transport.TransportError.self) {
+                let error = await #expect(throws: TransportError.self) {
                     _ = try await getBasic(
                         sandbox.baseURL,
                         over: try transport(DefaultTrustPolicy(roots: roots), identity: identity)
                     )
                 }
+                #expect(error?.code == .tlsHandshakeFailed, "\(String(describing: error))")
             }
             #expect(arrivals.requests.count == 1)
         }
@@ -402,7 +403,8 @@ func rejection(_ body: () async throws -> Void) async -> TrustRejection? {
                 trust: ServerTrust(default: DefaultTrustPolicy(roots: .certificates([try TestPKI().ca.certificate]))),
                 clientIdentity: identity
             )
-            await #expect(throws: (any Error).self) { _ = try await get(sandbox.baseURL, other) }
+            let error = await #expect(throws: TransportError.self) { _ = try await get(sandbox.baseURL, other) }
+            #expect(error?.code == .tlsHandshakeFailed, "\(String(describing: error))")
         }
     }
 

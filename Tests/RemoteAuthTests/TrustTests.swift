@@ -124,7 +124,13 @@ import X509
             return
         }
         #expect(otherHost.code == .untrustedChain)
-        #expect(otherHost.description.hasPrefix("the server www.example.com is not trusted (untrustedChain): "))
+        #expect(
+            otherHost.description
+                == "the server www.example.com is not trusted (untrustedChain): the certificate (subject CN=api.example.com) is not valid for the name www.example.com; it presented the keys \(SPKIPin(certificate: certificate))"
+        )
+        // swift-certificates' own failure is kept as data, not rewritten.
+        #expect(otherHost.policyFailures.count == 1)
+        #expect(otherHost.policyFailures.first?.chain.leaf == certificate)
         // The system roots (empty here) do not hold it.
         let system = await DefaultTrustPolicy().evaluate(
             chain: [certificate],
@@ -143,6 +149,78 @@ import X509
                 host: "elsewhere",
                 context: TrustContext(validationTime: .distantFuture, systemRoots: CertificateStore())
             ) == .trusted(validatedChain: [certificate])
+        )
+    }
+
+    /// A CA and a leaf valid now: trusted at the time of the check (no fixed time: no SPI), and
+    /// refused at a fixed time after the leaf's end, with the verifier's failures kept.
+    @Test func evaluationAtTheTimeOfTheCheck() async throws {
+        let caKey = P256.Signing.PrivateKey()
+        let caName = try DistinguishedName { CommonName("Test CA") }
+        let now = Date()
+        let ca = try Certificate(
+            version: .v3,
+            serialNumber: .init(),
+            publicKey: .init(caKey.publicKey),
+            notValidBefore: now.addingTimeInterval(-3600),
+            notValidAfter: now.addingTimeInterval(86400 * 30),
+            issuer: caName,
+            subject: caName,
+            signatureAlgorithm: .ecdsaWithSHA256,
+            extensions: try Certificate.Extensions {
+                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil))
+                Critical(KeyUsage(keyCertSign: true))
+            },
+            issuerPrivateKey: .init(caKey)
+        )
+        let leafKey = P256.Signing.PrivateKey()
+        let end = now.addingTimeInterval(3600)
+        let leaf = try Certificate(
+            version: .v3,
+            serialNumber: .init(),
+            publicKey: .init(leafKey.publicKey),
+            notValidBefore: now.addingTimeInterval(-60),
+            notValidAfter: end,
+            issuer: caName,
+            subject: try DistinguishedName { CommonName("api.example.com") },
+            signatureAlgorithm: .ecdsaWithSHA256,
+            extensions: try Certificate.Extensions {
+                Critical(BasicConstraints.notCertificateAuthority)
+                SubjectAlternativeNames([.dnsName("api.example.com")])
+            },
+            issuerPrivateKey: .init(caKey)
+        )
+        let policy = DefaultTrustPolicy(roots: .certificates([ca]))
+        let current = await policy.evaluate(
+            chain: [leaf],
+            host: "api.example.com",
+            context: TrustContext(systemRoots: CertificateStore())
+        )
+        #expect(current == .trusted(validatedChain: [leaf, ca]))
+        let later = await policy.evaluate(
+            chain: [leaf],
+            host: "api.example.com",
+            context: TrustContext(systemRoots: CertificateStore(), fixedValidationTime: end.addingTimeInterval(60))
+        )
+        guard case .rejected(let expired) = later else {
+            Issue.record("an expired certificate was trusted")
+            return
+        }
+        #expect(expired.code == .untrustedChain)
+        #expect(expired.reason == "the certificate (subject CN=api.example.com) expired on \(leaf.notValidAfter)")
+        #expect(!expired.policyFailures.isEmpty)
+        guard
+            case .rejected(let otherName) = await policy.evaluate(
+                chain: [leaf],
+                host: "www.example.com",
+                context: TrustContext(systemRoots: CertificateStore())
+            )
+        else {
+            Issue.record("a certificate for another name was trusted")
+            return
+        }
+        #expect(
+            otherName.reason == "the certificate (subject CN=api.example.com) is not valid for the name www.example.com"
         )
     }
 }

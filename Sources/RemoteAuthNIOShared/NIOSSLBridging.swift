@@ -1,14 +1,14 @@
-public import NIOSSL
-public import RemoteAuth
+package import NIOSSL
+package import RemoteAuth
 import SwiftASN1
-public import X509
+package import X509
 
 extension TLSConfiguration {
     /// Presents `identity` when a server asks for a client certificate (mutual TLS): its PEM
     /// chain and key, or the contents of its PKCS#12 bundle. The errors name no key material.
     ///
     /// - Throws: ``RemoteAuth/TrustError`` when the certificate, key or bundle does not parse.
-    public mutating func present(_ identity: ClientIdentity) throws {
+    package mutating func present(_ identity: ClientIdentity) throws {
         switch identity.material {
         case .pem(let chainPEM, let keyPEM):
             let chain: [NIOSSLCertificate]
@@ -44,7 +44,7 @@ extension TLSConfiguration {
 
 extension NIOSSLCertificate {
     /// The same certificate, for NIOSSL (by its DER).
-    public convenience init(_ certificate: Certificate) throws {
+    package convenience init(_ certificate: Certificate) throws {
         var serializer = DER.Serializer()
         try serializer.serialize(certificate)
         try self.init(bytes: serializer.serializedBytes, format: .der)

@@ -1,0 +1,39 @@
+import Foundation
+import Testing
+
+/// `remote-auth request` below HTTP: failures named by what happened, at once, and the two
+/// time limits curl has.
+@Suite(.timeLimit(.minutes(1)))
+struct TransportCLITests {
+    @Test func refusedConnectionFailsAtOnce() throws {
+        let start = Date()
+        let result = try CLI.run(["request", "http://127.0.0.1:1/"])
+        #expect(Date().timeIntervalSince(start) < 5)
+        #expect(result.status == 2)
+        #expect(result.stdout == "")
+        #expect(
+            result.stderr
+                == "remote-auth: request failed: http://127.0.0.1:1 refused the connection: is the server running, and is the port right?\n"
+        )
+    }
+
+    @Test func unknownHostFailsAtOnce() throws {
+        let start = Date()
+        let result = try CLI.run([
+            "request", "--connect-timeout", "2", "--max-time", "3", "http://nonexistent.invalid/",
+        ])
+        #expect(Date().timeIntervalSince(start) < 5)
+        #expect(result.status == 2)
+        #expect(
+            result.stderr
+                == "remote-auth: request failed: the host name 'nonexistent.invalid' does not resolve: check the host name\n"
+        )
+    }
+
+    @Test(arguments: [["--max-time", "0"], ["--connect-timeout", "0"], ["--max-time", "nan"]])
+    func timeLimitsMustBePositive(_ arguments: [String]) throws {
+        let result = try CLI.run(["request"] + arguments + ["http://127.0.0.1:1/"])
+        #expect(result.status == 2)
+        #expect(result.stderr == "remote-auth: \(arguments[0]) needs a number of seconds greater than 0\n")
+    }
+}

@@ -1,0 +1,155 @@
+import AsyncHTTPClient
+import Foundation
+import HTTPTypes
+import NIOCore
+import NIOPosix
+import RemoteAuth
+import RemoteAuthAsyncHTTPClient
+import RemoteAuthNIO
+import RemoteAuthURLSession
+import Testing
+
+/// The three transports against servers that fail below HTTP: one that accepts the connection
+/// and never answers (not even the TLS handshake), a port nothing listens on, and a host name
+/// that cannot resolve. Each fails with the same ``TransportError`` code, and fast: a stall ends
+/// at the 1 s deadline, a refusal and an unknown host at once (no retries until a connect
+/// timeout). Elapsed times are checked loosely: the machine is shared.
+@Suite(.timeLimit(.minutes(1)))
+struct TransportFailureTests {
+    enum Kind: String, CaseIterable, CustomTestStringConvertible, Sendable {
+        case nio, asyncHTTPClient, urlSession
+        var testDescription: String { rawValue }
+    }
+
+    /// Runs `body` with a transport of `kind` whose deadline is `timeout`.
+    static func withTransport<Result>(
+        _ kind: Kind,
+        timeout seconds: Int64 = 1,
+        _ body: (any HTTPTransport) async throws -> Result
+    ) async throws -> Result {
+        switch kind {
+        case .nio:
+            var configuration = NIOHTTP1Transport.Configuration(timeout: .seconds(seconds))
+            // A TLS option, as the tool's -k: the handshake is the phase that stalls.
+            configuration.trust = ServerTrust(default: .insecureAcceptAnything)
+            return try await body(try NIOHTTP1Transport(configuration: configuration))
+        case .asyncHTTPClient:
+            return try await AsyncHTTPClientTransport.withTransport(timeout: .seconds(seconds)) { try await body($0) }
+        case .urlSession:
+            return try await URLSessionTransport.withTransport(timeout: TimeInterval(seconds)) { try await body($0) }
+        }
+    }
+
+    /// The error `url` gets over `kind`, and how long it took.
+    static func failure(_ url: String, over kind: Kind) async throws -> (TransportError?, Duration) {
+        let clock = ContinuousClock()
+        let start = clock.now
+        let error = await #expect(throws: TransportError.self) {
+            try await withTransport(kind) { transport in
+                _ = try await transport.send(try HTTPRequest(method: .get, absoluteURL: url), body: nil)
+            }
+        }
+        return (error, clock.now - start)
+    }
+
+    /// A TCP server on 127.0.0.1 that accepts every connection and never writes a byte.
+    static func withStalledServer<Result>(_ body: (Int) async throws -> Result) async throws -> Result {
+        let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .childChannelInitializer { $0.eventLoop.makeSucceededVoidFuture() }
+            .bind(host: "127.0.0.1", port: 0)
+            .get()
+        let port = try #require(server.localAddress?.port)
+        do {
+            let result = try await body(port)
+            try? await server.close()
+            return result
+        } catch {
+            try? await server.close()
+            throw error
+        }
+    }
+
+    /// A port on 127.0.0.1 that nothing listens on (bound, read, closed).
+    static func refusedPort() async throws -> Int {
+        let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .bind(host: "127.0.0.1", port: 0)
+            .get()
+        let port = try #require(server.localAddress?.port)
+        try await server.close()
+        return port
+    }
+
+    @Test(arguments: Kind.allCases, ["https", "http"])
+    func stalledServerTimesOut(over kind: Kind, scheme: String) async throws {
+        try await Self.withStalledServer { port in
+            let (error, elapsed) = try await Self.failure("\(scheme)://127.0.0.1:\(port)/", over: kind)
+            #expect(error?.code == .timedOut, "\(String(describing: error))")
+            #expect(elapsed >= .milliseconds(900), "\(elapsed)")
+            #expect(elapsed < .seconds(3), "\(elapsed)")
+        }
+    }
+
+    @Test(arguments: Kind.allCases)
+    func refusedConnectionFailsAtOnce(over kind: Kind) async throws {
+        let port = try await Self.refusedPort()
+        let (error, elapsed) = try await Self.failure("http://127.0.0.1:\(port)/", over: kind)
+        #expect(error?.code == .connectionRefused, "\(String(describing: error))")
+        #expect(error?.reason == "http://127.0.0.1:\(port) refused the connection")
+        #expect(error?.underlying != nil)
+        #expect(elapsed < .seconds(2), "\(elapsed)")
+    }
+
+    /// `.invalid` never resolves (RFC 6761 §6.4), with or without a network.
+    @Test(arguments: Kind.allCases)
+    func unknownHostFailsAtOnce(over kind: Kind) async throws {
+        let (error, elapsed) = try await Self.failure("https://nonexistent.invalid/", over: kind)
+        #expect(error?.code == .hostNotFound, "\(String(describing: error))")
+        #expect(error?.reason == "the host name 'nonexistent.invalid' does not resolve")
+        #expect(elapsed < .seconds(3), "\(elapsed)")
+    }
+
+    /// Cancelling the task ends a request stalled in the TLS handshake at once, with a
+    /// `CancellationError`, well before its 6 s deadline. (AsyncHTTPClient's shutdown at the end
+    /// of the scope still waits for the connection attempt, up to the connect timeout, which
+    /// `withTransport` cuts to the deadline.)
+    @Test(arguments: Kind.allCases)
+    func cancellationEndsAStalledRequest(over kind: Kind) async throws {
+        try await Self.withStalledServer { port in
+            try await Self.withTransport(kind, timeout: 6) { transport in
+                let clock = ContinuousClock()
+                let start = clock.now
+                let request = Task {
+                    _ = try await transport.send(
+                        try HTTPRequest(method: .get, absoluteURL: "https://127.0.0.1:\(port)/"),
+                        body: nil
+                    )
+                }
+                try await Task.sleep(for: .milliseconds(300))
+                request.cancel()
+                await #expect(throws: CancellationError.self) { try await request.value }
+                #expect(clock.now - start < .seconds(4), "\(clock.now - start)")
+            }
+        }
+    }
+
+    /// The NIO transport's connect timeout and total deadline are separate settings; the
+    /// connect timeout is cut to what is left of the deadline.
+    @Test func nioConnectTimeoutIsCutToTheDeadline() async throws {
+        let configuration = NIOHTTP1Transport.Configuration(connectTimeout: .seconds(5), timeout: .seconds(1))
+        #expect(configuration.connectTimeout == .seconds(5))
+        #expect(configuration.timeout == .seconds(1))
+        try await Self.withStalledServer { port in
+            let transport = try NIOHTTP1Transport(configuration: configuration)
+            let clock = ContinuousClock()
+            let start = clock.now
+            let error = await #expect(throws: TransportError.self) {
+                _ = try await transport.send(
+                    try HTTPRequest(method: .get, absoluteURL: "http://127.0.0.1:\(port)/"),
+                    body: nil
+                )
+            }
+            #expect(error?.code == .timedOut)
+            #expect(clock.now - start < .seconds(3))
+        }
+    }
+}
