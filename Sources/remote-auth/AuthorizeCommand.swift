@@ -65,7 +65,7 @@ func saveProfile(_ profile: String, _ session: OAuth1.Session) async throws -> S
 
 func describe(_ error: any Error) -> String {
     switch error {
-    case let error as FlowError: return error.reason
+    case let error as OAuth1.FlowError: return error.reason
     case let error as OAuth1Error: return error.reason
     case let error as LoopbackCallbackListener.ListenerError: return error.reason
     default: return "\(error)"
@@ -223,7 +223,7 @@ struct ProfilesCommand: AsyncParsableCommand {
         func run() async throws {
             let store = try FileTokenStore()
             for key in await store.keys() {
-                let session = await store.session(service: key.service, account: key.account)
+                let session = await store.session(service: key.service, account: key.account)?.oauth1
                 Terminal.writeLine("\(key.service) \(key.account) \(session?.client.key ?? "")")
             }
         }
@@ -237,7 +237,7 @@ struct ProfilesCommand: AsyncParsableCommand {
         func run() async throws {
             let store = try FileTokenStore()
             guard let key = await store.keys().first(where: { $0.service == name }),
-                let session = await store.session(service: key.service, account: key.account)
+                let session = await store.session(service: key.service, account: key.account)?.oauth1
             else { throw CLIFailure("unknown profile: '\(name)'") }
             Terminal.writeLine("profile: \(name)")
             Terminal.writeLine("account: \(key.account)")

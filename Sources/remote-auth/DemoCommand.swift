@@ -35,8 +35,7 @@ struct DemoCommand: AsyncParsableCommand {
                 absoluteURL: url,
                 headerFields: [.contentType: "application/x-www-form-urlencoded"]
             )
-            let body = fields.map { OAuth1.PercentEncoding.encode($0.0) + "=" + OAuth1.PercentEncoding.encode($0.1) }
-                .joined(separator: "&")
+            let body = FormURLEncoding.encode(fields.map { (name: $0.0, value: $0.1) })
             let (response, answer) = try await transport.send(request, body: Array(body.utf8))
             return (response, String(decoding: answer, as: UTF8.self))
         }
@@ -148,12 +147,8 @@ struct DemoCommand: AsyncParsableCommand {
             let (_, page) = try await context.consent(flow.authorizeURL(for: requestToken))
             let pin = try requireValue(between(page, "<code id=\"pin\">", "</code>"), "no PIN on the page")
             let access = try await flow.accessToken(for: requestToken, verifier: pin)
-            let signing = OAuth1.SigningTransport(
-                context.transport,
-                signer: try OAuth1.Signer(client: flow.client, token: access.credentials),
-                origin: try AuthScope(url: context.base),
-                now: unixNow
-            )
+            let session = OAuth1.Session(provider: flow.provider, client: flow.client, accessToken: access)
+            let signing = try session.signingTransport(over: context.transport, now: unixNow)
             let text = "Hello Ladies + Gentlemen, a signed OAuth request! ünïcödé 😀"
             let update = try HTTPRequest(
                 method: .post,
@@ -162,7 +157,7 @@ struct DemoCommand: AsyncParsableCommand {
             )
             let (posted, _) = try await signing.send(
                 update,
-                body: Array(("status=" + OAuth1.PercentEncoding.encode(text)).utf8)
+                body: Array(FormURLEncoding.encode([("status", text)]).utf8)
             )
             try expect(posted.status == .ok, "statuses/update answered \(posted.status.code)")
             let (read, body) = try await signing.send(
@@ -218,8 +213,7 @@ func expect(_ condition: Bool, _ message: @autoclosure () -> String) throws {
 
 func queryValue(_ url: String, _ name: String) -> String? {
     guard let mark = url.firstIndex(of: "?") else { return nil }
-    return (try? OAuth1.SignatureBaseString.formParameters(url[url.index(after: mark)...]))?.first { $0.name == name }?
-        .value
+    return (try? FormURLEncoding.firstValue(named: name, in: url[url.index(after: mark)...])) ?? nil
 }
 
 func between(_ text: String, _ start: String, _ end: String) -> String? {

@@ -80,7 +80,8 @@ struct BasicVector: Decodable, Sendable, CustomTestStringConvertible {
             let header = try BasicCredentials(user: user, password: password).authorization
             let parsed = try BasicCredentials(authorization: header)
             #expect(parsed.user == user)
-            #expect(parsed.password == password)
+            #expect(parsed.password == Secret(password))
+            #expect(parsed.password.reveal() == password)
         }
     }
 

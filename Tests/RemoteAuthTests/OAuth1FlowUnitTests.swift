@@ -20,7 +20,7 @@ import Testing
 
     @Test func missingTokenSecret() async throws {
         let (flow, _) = flow(answering: "oauth_token=t&oauth_callback_confirmed=true")
-        let error = await #expect(throws: FlowError.self) { try await flow.requestToken(callback: "oob") }
+        let error = await #expect(throws: OAuth1.FlowError.self) { try await flow.requestToken(callback: "oob") }
         #expect(error?.code == .malformedResponse)
         #expect(error?.reason.contains("oauth_token_secret") == true)
     }
@@ -30,7 +30,7 @@ import Testing
     ])
     func callbackNotConfirmed(body: String) async throws {
         let (flow, _) = flow(answering: body)
-        let error = await #expect(throws: FlowError.self) { try await flow.requestToken(callback: "oob") }
+        let error = await #expect(throws: OAuth1.FlowError.self) { try await flow.requestToken(callback: "oob") }
         #expect(error?.code == .callbackNotConfirmed)
     }
 
@@ -38,7 +38,7 @@ import Testing
     @Test func requestTokenIsSignedWithTheCallback() async throws {
         let (flow, transport) = flow(answering: "oauth_token=t&oauth_token_secret=s&oauth_callback_confirmed=true")
         let token = try await flow.requestToken(callback: "oob")
-        #expect(token == OAuth1.TokenCredentials(token: "t", secret: "s"))
+        #expect(token == OAuth1.RequestToken(token: "t", secret: "s"))
         let sent = try #require(transport.sent.first)
         let received = try OAuth1.ReceivedRequest(sent.request, body: sent.body)
         #expect(received.callback == "oob")
@@ -51,8 +51,8 @@ import Testing
 
     @Test func refusalCarriesTheProblem() async throws {
         let (flow, _) = flow(answering: "oauth_problem=consumer_key_unknown", status: 401)
-        let error = await #expect(throws: FlowError.self) { try await flow.requestToken(callback: "oob") }
+        let error = await #expect(throws: OAuth1.FlowError.self) { try await flow.requestToken(callback: "oob") }
         #expect(error?.code == .providerRefused)
-        #expect(error?.problem == "consumer_key_unknown")
+        #expect(error?.problem == .consumerKeyUnknown)
     }
 }

@@ -61,7 +61,7 @@ extension OAuth1 {
     /// let signer = try OAuth1.Signer(client: client, token: token)
     /// let signed = try signer.sign(request, body: body, nonce: OAuth1.Nonce.random(), timestamp: now)
     /// ```
-    public struct Signer: Sendable {
+    public struct Signer: Sendable, CustomStringConvertible, CustomReflectable {
         public let client: ClientCredentials
         public let token: TokenCredentials?
         public let signatureMethod: SignatureMethod
@@ -109,15 +109,27 @@ extension OAuth1 {
             }
         }
 
+        public var description: String {
+            "Signer(\(client), token: \(token.map(\.description) ?? "none"), method: \(signatureMethod))"
+        }
+        /// The key material stays out of `dump` and test output.
+        public var customMirror: Mirror {
+            Mirror(
+                self,
+                children: ["client": client, "token": token as Any, "signatureMethod": signatureMethod],
+                displayStyle: .struct
+            )
+        }
+
         /// The HMAC key and the PLAINTEXT signature: the encoded client secret, `&`, the encoded
         /// token secret (empty when there is no token).
         /// [RFC 5849 §3.4.2](https://www.rfc-editor.org/rfc/rfc5849#section-3.4.2),
         /// [§3.4.4](https://www.rfc-editor.org/rfc/rfc5849#section-3.4.4)
-        static func signingKey(clientSecret: String, tokenSecret: String?) -> [UInt8] {
+        static func signingKey(clientSecret: Secret, tokenSecret: Secret?) -> [UInt8] {
             var key: [UInt8] = []
-            PercentEncoding.append(encoding: clientSecret.utf8, to: &key)
+            clientSecret.withRevealedUTF8 { PercentEncoding.append(encoding: $0, to: &key) }
             key.append(UInt8(ascii: "&"))
-            if let tokenSecret { PercentEncoding.append(encoding: tokenSecret.utf8, to: &key) }
+            tokenSecret?.withRevealedUTF8 { PercentEncoding.append(encoding: $0, to: &key) }
             return key
         }
 
@@ -187,6 +199,18 @@ extension OAuth1 {
                 protocolParameters: protocolParameters,
                 authorization: authorization
             )
+        }
+
+        /// ``sign(_:body:options:nonce:timestamp:)`` with the time as the rest of the OAuth 1.0a
+        /// API takes it: `Int64` seconds since 1970-01-01 UTC (§3.3), from the caller's clock.
+        public func sign(
+            _ request: HTTPRequest,
+            body: [UInt8]? = nil,
+            options: SigningOptions = SigningOptions(),
+            nonce: String?,
+            timestamp: Int64
+        ) throws -> SignedRequest {
+            try sign(request, body: body, options: options, nonce: nonce, timestamp: String(timestamp))
         }
 
         /// The `Authorization` value for `request` (§3.5.1), and nothing else: what
@@ -265,10 +289,8 @@ extension OAuth1 {
             }
             if isForm, let body, !body.isEmpty { try pairs.appendForm(body[...]) }
             for index in 0..<pairs.count where Self.collides(pairs.name(at: index), with: protocolParameters) {
-                throw OAuth1Error(
-                    .duplicateParameter,
-                    "the request already carries '\(String(decoding: pairs.name(at: index), as: UTF8.self))'"
-                )
+                let name = String(decoding: pairs.name(at: index), as: UTF8.self)
+                throw OAuth1Error(.duplicateParameter, "the request already carries '\(name)'", parameter: name)
             }
             for (index, parameter) in protocolParameters.enumerated() where index != signatureIndex {
                 pairs.append(name: parameter.name.utf8, value: parameter.value.utf8)
@@ -363,8 +385,12 @@ extension OAuth1 {
     public enum Nonce {
         /// 128 bits from the system's cryptographic random source, as 32 lowercase hex digits.
         public static func random() -> String {
-            var generator = SystemRandomNumberGenerator()
-            return random(using: &generator)
+            random(from: .system)
+        }
+
+        /// 128 bits from `source`, as 32 lowercase hex digits; pass ``RandomSource/seeded(_:)`` in tests.
+        public static func random(from source: RandomSource) -> String {
+            source.hex(byteCount: 16)
         }
 
         /// 128 bits from `generator`, as 32 lowercase hex digits; pass a seeded generator in tests.
