@@ -56,7 +56,9 @@ struct OAuthProblem: Error, Sendable {
     /// The form-encoded body: `oauth_problem=…&oauth_problem_advice=…`.
     var body: String {
         FormURLEncoding.encode(
-            ([("oauth_problem", problem.rawValue), ("oauth_problem_advice", advice)] + extra).map { (name: $0.0, value: $0.1) }
+            ([("oauth_problem", problem.rawValue), ("oauth_problem_advice", advice)] + extra).map {
+                (name: $0.0, value: $0.1)
+            }
         )
     }
 

@@ -149,7 +149,9 @@ struct SignOAuth1: ParsableCommand {
                     throw CLIFailure("invalid -d: '\(pair)' is not NAME=VALUE")
                 }
                 if !bytes.isEmpty { bytes.append(UInt8(ascii: "&")) }
-                bytes += Array(FormURLEncoding.encode([(String(pair[..<equals]), String(pair[pair.index(after: equals)...]))]).utf8)
+                bytes += Array(
+                    FormURLEncoding.encode([(String(pair[..<equals]), String(pair[pair.index(after: equals)...]))]).utf8
+                )
             }
             request.headerFields[.contentType] = "application/x-www-form-urlencoded"
             body = bytes

@@ -98,7 +98,9 @@ import Testing
                 #expect(error?.problem == .verifierInvalid)
             }
             try await withFlow(sandbox.baseURL, client: .init(key: "demo-consumer", secret: "wrong")) { flow, _ in
-                let error = await #expect(throws: OAuth1.FlowError.self) { try await flow.requestToken(callback: "oob") }
+                let error = await #expect(throws: OAuth1.FlowError.self) {
+                    try await flow.requestToken(callback: "oob")
+                }
                 #expect(error?.problem == .signatureInvalid)
                 #expect(!"\(error!)".contains("wrong"))
             }

@@ -144,7 +144,10 @@ import Testing
             accessToken: .init(credentials: .init(token: "t", secret: "ts"))
         )
         let signing = try session.signingTransport(over: transport, now: { 1_700_000_000 }, nonce: { "n" })
-        _ = try await signing.send(try HTTPRequest(method: .get, absoluteURL: "https://api.example/1.1/x.json"), body: nil)
+        _ = try await signing.send(
+            try HTTPRequest(method: .get, absoluteURL: "https://api.example/1.1/x.json"),
+            body: nil
+        )
         _ = try await signing.send(try HTTPRequest(method: .get, absoluteURL: "https://elsewhere.example/"), body: nil)
         let sent = await transport.requests
         #expect(sent.count == 2)

@@ -11,7 +11,9 @@ import Testing
         var description: String { "\(name)=\(value)" }
     }
 
-    func pairs(_ decoded: [(name: String, value: String)]) -> [Pair] { decoded.map { Pair(name: $0.name, value: $0.value) } }
+    func pairs(_ decoded: [(name: String, value: String)]) -> [Pair] {
+        decoded.map { Pair(name: $0.name, value: $0.value) }
+    }
 
     @Test(arguments: [
         ([("a", "b")], "a=b"),
@@ -39,7 +41,10 @@ import Testing
     ])
     func decode(_ input: String, _ expected: [(String, String)]) throws {
         #expect(pairs(try FormURLEncoding.decode(input)) == expected.map { Pair(name: $0.0, value: $0.1) })
-        #expect(pairs(try FormURLEncoding.decode(bytes: Array(input.utf8))) == expected.map { Pair(name: $0.0, value: $0.1) })
+        #expect(
+            pairs(try FormURLEncoding.decode(bytes: Array(input.utf8)))
+                == expected.map { Pair(name: $0.0, value: $0.1) }
+        )
     }
 
     @Test(arguments: ["a=%", "a=%4", "a=%G1", "%zz=1", "a=b&c=%%", "a=%4-"])
@@ -69,8 +74,16 @@ import Testing
         for _ in 0..<200 {
             let input = (0..<Int.random(in: 0...4, using: &generator)).map { _ in
                 (
-                    name: String((0..<Int.random(in: 0...6, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! }),
-                    value: String((0..<Int.random(in: 0...6, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! })
+                    name: String(
+                        (0..<Int.random(in: 0...6, using: &generator)).map { _ in
+                            alphabet.randomElement(using: &generator)!
+                        }
+                    ),
+                    value: String(
+                        (0..<Int.random(in: 0...6, using: &generator)).map { _ in
+                            alphabet.randomElement(using: &generator)!
+                        }
+                    )
                 )
             }
             let decoded = try FormURLEncoding.decode(FormURLEncoding.encode(input))

@@ -67,7 +67,9 @@ extension OAuth1 {
         }
         public var description: String { "ClientCredentials(key: \(key), secret: <redacted>)" }
         public var debugDescription: String { description }
-        public var customMirror: Mirror { Mirror(self, children: ["key": key, "secret": secret], displayStyle: .struct) }
+        public var customMirror: Mirror {
+            Mirror(self, children: ["key": key, "secret": secret], displayStyle: .struct)
+        }
     }
 
     /// Token credentials (an access token and its secret):

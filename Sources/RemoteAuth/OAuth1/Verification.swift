@@ -106,7 +106,11 @@ extension OAuth1 {
                 throw OAuth1Error(.missingParameter, "oauth_consumer_key is absent", parameter: "oauth_consumer_key")
             }
             guard let methodName = value("oauth_signature_method") else {
-                throw OAuth1Error(.missingParameter, "oauth_signature_method is absent", parameter: "oauth_signature_method")
+                throw OAuth1Error(
+                    .missingParameter,
+                    "oauth_signature_method is absent",
+                    parameter: "oauth_signature_method"
+                )
             }
             let method = SignatureMethod(rawValue: methodName)
             guard SignatureMethod.supported.contains(method) else {
@@ -244,7 +248,11 @@ extension OAuth1 {
 
         /// ``verify(clientSecret:tokenSecret:publicKey:)`` with the secrets as plain strings.
         public func verify(clientSecret: String, tokenSecret: String?, publicKey: RSAPublicKey? = nil) throws {
-            try verify(clientSecret: Secret(clientSecret), tokenSecret: tokenSecret.map { Secret($0) }, publicKey: publicKey)
+            try verify(
+                clientSecret: Secret(clientSecret),
+                tokenSecret: tokenSecret.map { Secret($0) },
+                publicKey: publicKey
+            )
         }
     }
 

@@ -123,11 +123,17 @@ public enum FormURLEncoding {
             if octet == UInt8(ascii: "%") {
                 let first = encoded.index(after: index)
                 guard first != encoded.endIndex, let high = Hex.value(encoded[first]) else {
-                    throw FormURLEncodingError(.malformedPercentEncoding, "a '%' is not followed by two hexadecimal digits")
+                    throw FormURLEncodingError(
+                        .malformedPercentEncoding,
+                        "a '%' is not followed by two hexadecimal digits"
+                    )
                 }
                 let second = encoded.index(after: first)
                 guard second != encoded.endIndex, let low = Hex.value(encoded[second]) else {
-                    throw FormURLEncodingError(.malformedPercentEncoding, "a '%' is not followed by two hexadecimal digits")
+                    throw FormURLEncodingError(
+                        .malformedPercentEncoding,
+                        "a '%' is not followed by two hexadecimal digits"
+                    )
                 }
                 output.append(high << 4 | low)
                 index = encoded.index(after: second)

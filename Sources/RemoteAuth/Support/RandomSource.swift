@@ -61,7 +61,10 @@ public struct RandomSource: Sendable {
         }
     }
 
-    private static func fillBuffer(_ buffer: UnsafeMutableRawBufferPointer, using generator: inout some RandomNumberGenerator) {
+    private static func fillBuffer(
+        _ buffer: UnsafeMutableRawBufferPointer,
+        using generator: inout some RandomNumberGenerator
+    ) {
         var index = 0
         while index < buffer.count {
             var word = generator.next() as UInt64
