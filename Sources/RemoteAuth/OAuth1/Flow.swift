@@ -182,6 +182,43 @@ extension OAuth1 {
             )
         }
 
+        /// The three legs in one call (RFC 5849 §2.1–§2.3): temporary credentials for
+        /// `callback`, the user's consent through `userAgent`, the verifier checked against the
+        /// pending request token, and the token credentials.
+        ///
+        /// `userAgent` is given the authorize URL and returns what came back: the callback URL
+        /// the provider redirected to (a loopback listener's callback, a web view's intercepted
+        /// navigation, a pasted URL) or, for `callback: "oob"`, the PIN the user typed.
+        ///
+        /// ```swift
+        /// let access = try await LoopbackCallbackListener.withListener { callbackURL, listener in
+        ///     try await flow.signIn(callback: callbackURL) { authorizeURL in
+        ///         openBrowser(authorizeURL)
+        ///         return try await listener.callback(timeout: .seconds(300))
+        ///     }
+        /// }
+        /// ```
+        ///
+        /// - Throws: the errors of ``requestToken(callback:extra:)``,
+        ///   ``verifier(fromCallback:for:)`` and ``accessToken(for:verifier:)``, and whatever
+        ///   `userAgent` throws.
+        public func signIn(
+            callback: String,
+            isolation: isolated (any Actor)? = #isolation,
+            userAgent: (_ authorizeURL: String) async throws -> String
+        ) async throws -> AccessToken {
+            let requestToken = try await requestToken(callback: callback)
+            let answer = try await userAgent(authorizeURL(for: requestToken))
+            let verifier: String
+            if callback == "oob" {
+                verifier = String(answer.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
+                guard !verifier.isEmpty else { throw FlowError(.missingVerifier, "no PIN was given") }
+            } else {
+                verifier = try self.verifier(fromCallback: answer, for: requestToken)
+            }
+            return try await accessToken(for: requestToken, verifier: verifier)
+        }
+
         /// Reverse auth, step 1 (the app's server): the signed `OAuth …` string a device passes
         /// on as `x_reverse_auth_parameters`, from `x_auth_mode=reverse_auth` on the request token URL.
         public func reverseAuthParameters() async throws -> String {
