@@ -107,32 +107,29 @@ struct AuthorizeOAuth1: AsyncParsableCommand {
             let access: OAuth1.AccessToken = try await AsyncHTTPClientTransport.withTransport { transport in
                 let flow = OAuth1.Flow(provider: provider, client: client, transport: transport, now: unixNow)
                 if pin {
-                    let requestToken = try await flow.requestToken(callback: "oob")
-                    Terminal.writeLine(
-                        "Open this URL in a browser, authorize, then type the PIN: \(flow.authorizeURL(for: requestToken))"
-                    )
-                    Terminal.writeError("PIN: ")
-                    guard let typed = readLine(strippingNewline: true)?.trimmingCharacters(in: .whitespaces),
-                        !typed.isEmpty
-                    else {
-                        throw CLIFailure("no PIN: nothing was typed")
+                    return try await flow.signIn(callback: "oob") { url in
+                        Terminal.writeLine("Open this URL in a browser, authorize, then type the PIN: \(url)")
+                        Terminal.writeError("PIN: ")
+                        guard let typed = readLine(strippingNewline: true)?.trimmingCharacters(in: .whitespaces),
+                            !typed.isEmpty
+                        else {
+                            throw CLIFailure("no PIN: nothing was typed")
+                        }
+                        return typed
                     }
-                    return try await flow.accessToken(for: requestToken, verifier: typed)
                 }
                 return try await LoopbackCallbackListener.withListener { callbackURL, listener in
-                    let requestToken = try await flow.requestToken(callback: callbackURL)
-                    let url = flow.authorizeURL(for: requestToken)
-                    if noBrowser || !openBrowser(url) {
-                        Terminal.writeLine("Open this URL in a browser: \(url)")
-                    } else {
-                        Terminal.writeLine("Opened the browser at: \(url)")
+                    try await flow.signIn(callback: callbackURL) { url in
+                        if noBrowser || !openBrowser(url) {
+                            Terminal.writeLine("Open this URL in a browser: \(url)")
+                        } else {
+                            Terminal.writeLine("Opened the browser at: \(url)")
+                        }
+                        Terminal.writeError(
+                            "Waiting for the browser to come back to \(callbackURL) (up to \(timeout) s)…\n"
+                        )
+                        return try await listener.callback(timeout: .seconds(timeout))
                     }
-                    Terminal.writeError(
-                        "Waiting for the browser to come back to \(callbackURL) (up to \(timeout) s)…\n"
-                    )
-                    let callback = try await listener.callback(timeout: .seconds(timeout))
-                    let verifier = try flow.verifier(fromCallback: callback, for: requestToken)
-                    return try await flow.accessToken(for: requestToken, verifier: verifier)
                 }
             }
             let account = try await saveProfile(

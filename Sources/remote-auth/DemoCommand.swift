@@ -111,24 +111,26 @@ struct DemoCommand: AsyncParsableCommand {
         Step(name: "OAuth 1.0a, three-legged") { context in
             let flow = context.flow()
             let access = try await LoopbackCallbackListener.withListener { callbackURL, listener in
-                let requestToken = try await flow.requestToken(callback: callbackURL)
-                let (approved, _) = try await context.consent(flow.authorizeURL(for: requestToken))
-                let location = try requireValue(approved.headerFields[.location], "the consent form did not redirect")
-                _ = try await context.get(location)  // the browser lands on the loopback listener
-                let callback = try await listener.callback(timeout: .seconds(10))
-                return try await flow.accessToken(
-                    for: requestToken,
-                    verifier: try flow.verifier(fromCallback: callback, for: requestToken)
-                )
+                try await flow.signIn(callback: callbackURL) { authorizeURL in
+                    let (approved, _) = try await context.consent(authorizeURL)
+                    let location = try requireValue(
+                        approved.headerFields[.location],
+                        "the consent form did not redirect"
+                    )
+                    _ = try await context.get(location)  // the browser lands on the loopback listener
+                    return try await listener.callback(timeout: .seconds(10))
+                }
             }
             return "signed in as \(access.screenName ?? "?") through the consent form and a loopback callback"
         },
         Step(name: "OAuth 1.0a, PIN") { context in
             let flow = context.flow()
-            let requestToken = try await flow.requestToken(callback: "oob")
-            let (_, page) = try await context.consent(flow.authorizeURL(for: requestToken))
-            let pin = try requireValue(between(page, "<code id=\"pin\">", "</code>"), "no PIN on the page")
-            let access = try await flow.accessToken(for: requestToken, verifier: pin)
+            var pin = ""
+            let access = try await flow.signIn(callback: "oob") { authorizeURL in
+                let (_, page) = try await context.consent(authorizeURL)
+                pin = try requireValue(between(page, "<code id=\"pin\">", "</code>"), "no PIN on the page")
+                return pin
+            }
             return "PIN \(pin.count) digits, signed in as \(access.screenName ?? "?")"
         },
         Step(name: "Reverse auth") { context in
