@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import RemoteAuth
 import Testing
 
@@ -90,6 +91,24 @@ import Testing
             // Empty pairs ("=" with both empty) survive; only a pair that encodes to nothing would not.
             #expect(pairs(decoded) == pairs(input))
         }
+    }
+
+    @Test func contentType() {
+        func fields(_ values: String...) -> HTTPFields {
+            HTTPFields(values.map { HTTPField(name: .contentType, value: $0) })
+        }
+        #expect(FormURLEncoding.mediaType == "application/x-www-form-urlencoded")
+        for yes in [
+            "application/x-www-form-urlencoded", "Application/X-WWW-Form-URLEncoded; charset=utf-8",
+            " application/x-www-form-urlencoded\t;x=y",
+        ] {
+            #expect(FormURLEncoding.isFormEncoded(fields(yes)), "\(yes)")
+        }
+        for no in ["application/json", "application/x-www-form-urlencoded2", "", "multipart/form-data"] {
+            #expect(!FormURLEncoding.isFormEncoded(fields(no)), "\(no)")
+        }
+        #expect(!FormURLEncoding.isFormEncoded([:]))
+        #expect(!FormURLEncoding.isFormEncoded(fields("text/plain", "application/x-www-form-urlencoded")))
     }
 
     /// The deprecated forwarder keeps its old behaviour exactly: U+FFFD for octets that are not

@@ -289,7 +289,7 @@ extension OAuth1 {
             var request = try HTTPRequest(method: .post, absoluteURL: url)
             var body: [UInt8]? = nil
             if !form.isEmpty || provider.placement == .body {
-                request.headerFields[.contentType] = "application/x-www-form-urlencoded"
+                request.headerFields[.contentType] = FormURLEncoding.mediaType
                 body = Array(OAuth1.formEncoded(form).utf8)
             }
             let signer = try Signer(

@@ -187,7 +187,7 @@ extension OAuth1 {
                     Self.appendFormPair(parameter, to: &extended)
                 }
                 if !isForm {
-                    signedRequest.headerFields[.contentType] = FormBody.contentType
+                    signedRequest.headerFields[.contentType] = FormURLEncoding.mediaType
                 }
                 signedBody = extended
             }
@@ -278,7 +278,7 @@ extension OAuth1 {
                 query = pathBytes[(mark + 1)...]
                 try pairs.appendForm(query!)
             }
-            let isForm = FormBody.isFormEncoded(request.headerFields)
+            let isForm = FormURLEncoding.isFormEncoded(request.headerFields)
             if options.placement == .body {
                 guard isForm || (body ?? []).isEmpty else {
                     throw OAuth1Error(
@@ -407,29 +407,6 @@ extension OAuth1 {
             }
             return String(decoding: output, as: UTF8.self)
         }
-    }
-}
-
-/// `application/x-www-form-urlencoded` bodies.
-enum FormBody {
-    static let contentType = "application/x-www-form-urlencoded"
-
-    /// `true` when the `Content-Type` is `application/x-www-form-urlencoded` (parameters such as
-    /// `charset` ignored, case-insensitive), the condition of RFC 5849 §3.4.1.3.1 for signing
-    /// the body's parameters.
-    static func isFormEncoded(_ fields: HTTPFields) -> Bool {
-        // The first Content-Type field (`fields[name]` would join every one of them).
-        guard let value = fields.first(where: { $0.name == .contentType })?.value else { return false }
-        if value == contentType { return true }
-        // The media type, before any `;` parameter, without surrounding white space.
-        var bytes = Substring(value).utf8
-        if let semicolon = bytes.firstIndex(of: UInt8(ascii: ";")) { bytes = bytes[..<semicolon] }
-        while let first = bytes.first, first == 0x20 || first == 0x09 { bytes = bytes.dropFirst() }
-        while let last = bytes.last, last == 0x20 || last == 0x09 { bytes = bytes.dropLast() }
-        return bytes.count == contentType.utf8.count
-            && zip(bytes, contentType.utf8).allSatisfy { a, b in
-                (a >= UInt8(ascii: "A") && a <= UInt8(ascii: "Z") ? a + 32 : a) == b
-            }
     }
 }
 

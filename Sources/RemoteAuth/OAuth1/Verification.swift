@@ -60,7 +60,7 @@ extension OAuth1 {
                 queryParameters = try OAuth1.formParameters(path[path.index(after: mark)...])
             }
             var bodyParameters: [Parameter] = []
-            if FormBody.isFormEncoded(request.headerFields), let body, !body.isEmpty {
+            if FormURLEncoding.isFormEncoded(request.headerFields), let body, !body.isEmpty {
                 bodyParameters = try OAuth1.formParameters(bytes: body)
             }
 

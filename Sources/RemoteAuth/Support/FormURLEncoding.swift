@@ -1,3 +1,5 @@
+public import HTTPTypes
+
 /// `application/x-www-form-urlencoded`: the one encoder and decoder of name/value lists for
 /// query strings, form bodies, OAuth 1.0a provider answers and callbacks, and OAuth 2 token
 /// requests. Pairs keep their order and duplicates.
@@ -21,6 +23,28 @@
 /// the encoding of [RFC 5849 §3.6](https://www.rfc-editor.org/rfc/rfc5849#section-3.6), which
 /// every form decoder reads back to the same text.
 public enum FormURLEncoding {
+    /// The media type, for `Content-Type`.
+    public static let mediaType = "application/x-www-form-urlencoded"
+
+    /// `true` when the first `Content-Type` is `application/x-www-form-urlencoded` (parameters
+    /// such as `charset` ignored, case-insensitive): the condition of
+    /// [RFC 5849 §3.4.1.3.1](https://www.rfc-editor.org/rfc/rfc5849#section-3.4.1.3.1) for
+    /// signing a body's parameters, and of a form a server reads.
+    public static func isFormEncoded(_ fields: HTTPFields) -> Bool {
+        // The first Content-Type field (`fields[name]` would join every one of them).
+        guard let value = fields.first(where: { $0.name == .contentType })?.value else { return false }
+        if value == mediaType { return true }
+        // The media type, before any `;` parameter, without surrounding white space.
+        var bytes = Substring(value).utf8
+        if let semicolon = bytes.firstIndex(of: UInt8(ascii: ";")) { bytes = bytes[..<semicolon] }
+        while let first = bytes.first, first == 0x20 || first == 0x09 { bytes = bytes.dropFirst() }
+        while let last = bytes.last, last == 0x20 || last == 0x09 { bytes = bytes.dropLast() }
+        return bytes.count == mediaType.utf8.count
+            && zip(bytes, mediaType.utf8).allSatisfy { a, b in
+                (a >= UInt8(ascii: "A") && a <= UInt8(ascii: "Z") ? a + 32 : a) == b
+            }
+    }
+
     /// `name=value&name=value`, each name and value percent-encoded (see ``FormURLEncoding``).
     /// An empty value still gets its `=`.
     public static func encode(_ pairs: [(name: String, value: String)]) -> String {
