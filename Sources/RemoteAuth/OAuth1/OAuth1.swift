@@ -125,10 +125,10 @@ extension OAuth1 {
         }
     }
 
-    /// `oauth_problem` values of OAuth Problem Reporting
-    /// ([the OAuth extension](https://wiki.oauth.net/w/page/12238543/ProblemReporting), which
-    /// RFC 5849 §3.2 leaves the error bodies to), as an open registry: a value not listed here
-    /// still round-trips.
+    /// `oauth_problem` values of the OAuth Problem Reporting extension (2008), which reports what
+    /// [RFC 5849 §3.2](https://www.rfc-editor.org/rfc/rfc5849#section-3.2) leaves to the server's
+    /// 400 and 401 answers; as an open registry, so a value not listed here still round-trips.
+    /// Used by ``FlowError/problem`` on the client side and by the sandbox when it refuses.
     public struct Problem: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {
         public let rawValue: String
         public init(rawValue: String) { self.rawValue = rawValue }
@@ -162,7 +162,8 @@ extension OAuth1 {
         public static let tokenRevoked = Self(rawValue: "token_revoked")
         /// The token is not accepted (unknown, or not good for this request).
         public static let tokenRejected = Self(rawValue: "token_rejected")
-        /// `oauth_verifier` does not match the authorized request token.
+        /// `oauth_verifier` does not match the authorized request token (not in the extension;
+        /// the sandbox and several providers send it).
         public static let verifierInvalid = Self(rawValue: "verifier_invalid")
         /// The user must grant more before this request is allowed.
         public static let additionalAuthorizationRequired = Self(rawValue: "additional_authorization_required")
