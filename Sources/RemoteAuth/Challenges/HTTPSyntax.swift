@@ -256,31 +256,7 @@ struct AuthFieldParser {
     /// `#auth-param` with no scheme, as in `Authentication-Info`.
     /// [RFC 9110 §11.6.3](https://www.rfc-editor.org/rfc/rfc9110#section-11.6.3)
     mutating func parseParameters() throws -> [Parameter] {
-        var holder = AuthenticationChallenge(scheme: "")
-        while true {
-            skipWhitespace()
-            guard let byte = peek else { break }
-            if byte == Self.comma {
-                index += 1
-                continue
-            }
-            let start = index
-            let name = readToken()
-            if name.isEmpty { throw unexpected(at: start) }
-            skipWhitespace()
-            guard peek == Self.equals else {
-                if atEnd || peek == Self.comma {
-                    throw ChallengeError(.missingValue, "parameter '\(name)' at offset \(start) has no value")
-                }
-                throw unexpected(at: index)
-            }
-            index += 1
-            skipWhitespace()
-            let value = try readValue(for: name, nameOffset: start)
-            try append(Parameter(name: name, value: value), offset: start, to: &holder)
-            try expectSeparator()
-        }
-        return holder.parameters
+        try readAuthParams(rejectingDuplicates: true)
     }
 
     private func append(_ parameter: Parameter, offset: Int, to challenge: inout AuthenticationChallenge) throws {
@@ -358,7 +334,16 @@ extension AuthFieldParser {
                 return content
             }
         }
-        // #auth-param
+        content.parameters = try readAuthParams(rejectingDuplicates: false)
+        return content
+    }
+
+    /// `#auth-param` up to the end of the value: empty list elements skipped, `BWS "=" BWS`
+    /// around the value. With `rejectingDuplicates`, a name given twice (case-insensitively) is
+    /// ``ChallengeError/Code-swift.struct/duplicateParameter``.
+    /// [RFC 9110 §11.2](https://www.rfc-editor.org/rfc/rfc9110#section-11.2)
+    fileprivate mutating func readAuthParams(rejectingDuplicates: Bool) throws -> [AuthenticationChallenge.Parameter] {
+        var holder = AuthenticationChallenge(scheme: "")
         while true {
             skipWhitespace()
             guard let byte = peek else { break }
@@ -378,10 +363,17 @@ extension AuthFieldParser {
             }
             index += 1
             skipWhitespace()
-            let value = try readValue(for: name, nameOffset: start)
-            content.parameters.append(AuthenticationChallenge.Parameter(name: name, value: value))
+            let parameter = AuthenticationChallenge.Parameter(
+                name: name,
+                value: try readValue(for: name, nameOffset: start)
+            )
+            if rejectingDuplicates {
+                try append(parameter, offset: start, to: &holder)
+            } else {
+                holder.parameters.append(parameter)
+            }
             try expectSeparator()
         }
-        return content
+        return holder.parameters
     }
 }

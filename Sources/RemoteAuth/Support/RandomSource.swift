@@ -77,11 +77,12 @@ public struct RandomSource: Sendable {
     }
 }
 
-/// SplitMix64 (Steele, Lea and Flood, 2014): small, fast, and fully determined by its seed.
-struct SplitMix64: RandomNumberGenerator, Sendable {
+/// SplitMix64 (Steele, Lea and Flood, 2014): small, fast, and fully determined by its seed;
+/// behind ``RandomSource/seeded(_:)``, and the package's tests' seeded generator.
+package struct SplitMix64: RandomNumberGenerator, Sendable {
     private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
+    package init(seed: UInt64) { state = seed }
+    package mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
