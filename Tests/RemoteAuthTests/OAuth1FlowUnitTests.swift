@@ -56,19 +56,11 @@ import Testing
         #expect(error?.problem == .consumerKeyUnknown)
     }
 
-    /// The three legs in one call, against a scripted provider: the callback's token is checked
-    /// and the verifier goes to step 3, signed with the request token.
-    @Test func signInComposesTheThreeLegs() async throws {
-        let transport = ScriptedTransport([
-            { _, _ in
-                (
-                    HTTPResponse(status: .ok),
-                    Array("oauth_token=rt&oauth_token_secret=rts&oauth_callback_confirmed=true".utf8)
-                )
-            },
-            { _, _ in (HTTPResponse(status: .ok), Array("oauth_token=at&oauth_token_secret=ats&screen_name=alice".utf8))
-            },
-        ])
+    /// A flow whose provider answers 200 with each body in turn.
+    func flow(answering bodies: [String]) -> (OAuth1.Flow, ScriptedTransport) {
+        let transport = ScriptedTransport(
+            bodies.map { body in { _, _ in (HTTPResponse(status: .ok), Array(body.utf8)) } }
+        )
         let flow = OAuth1.Flow(
             provider: .twitterStyle(baseURL: "https://provider.example"),
             client: .init(key: "k", secret: "s"),
@@ -76,6 +68,17 @@ import Testing
             now: { 1_700_000_000 },
             nonce: { "fixed" }
         )
+        return (flow, transport)
+    }
+
+    let requestTokenAnswer = "oauth_token=rt&oauth_token_secret=rts&oauth_callback_confirmed=true"
+
+    /// The three legs in one call, against a scripted provider: the callback's token is checked
+    /// and the verifier goes to step 3, signed with the request token.
+    @Test func signInComposesTheThreeLegs() async throws {
+        let (flow, transport) = flow(answering: [
+            requestTokenAnswer, "oauth_token=at&oauth_token_secret=ats&screen_name=alice",
+        ])
         var shown: [String] = []
         let access = try await flow.signIn(callback: "http://127.0.0.1:9/cb") { url in
             shown.append(url)
@@ -91,62 +94,24 @@ import Testing
     }
 
     @Test func signInRefusesACallbackForAnotherToken() async throws {
-        let transport = ScriptedTransport([
-            { _, _ in
-                (
-                    HTTPResponse(status: .ok),
-                    Array("oauth_token=rt&oauth_token_secret=rts&oauth_callback_confirmed=true".utf8)
-                )
-            }
-        ])
-        let flow = OAuth1.Flow(
-            provider: .twitterStyle(baseURL: "https://provider.example"),
-            client: .init(key: "k", secret: "s"),
-            transport: transport,
-            now: { 1_700_000_000 }
-        )
+        let (flow, transport) = flow(answering: [requestTokenAnswer])
         await #expect(throws: OAuth1.FlowError(.callbackMismatch, "")) {
             try await flow.signIn(callback: "http://127.0.0.1:9/cb") { _ in
                 "http://127.0.0.1:9/cb?oauth_token=other&oauth_verifier=v"
             }
         }
         #expect(transport.sent.count == 1)
-        // PIN flow: what the user typed is the verifier; nothing typed is refused.
-        let pinTransport = ScriptedTransport([
-            { _, _ in
-                (
-                    HTTPResponse(status: .ok),
-                    Array("oauth_token=rt&oauth_token_secret=rts&oauth_callback_confirmed=true".utf8)
-                )
-            }
-        ])
-        let pinFlow = OAuth1.Flow(
-            provider: .twitterStyle(baseURL: "https://provider.example"),
-            client: .init(key: "k", secret: "s"),
-            transport: pinTransport,
-            now: { 1_700_000_000 }
-        )
+        // PIN flow: nothing typed is refused before step 3.
+        let (pinFlow, pinTransport) = self.flow(answering: [requestTokenAnswer])
         await #expect(throws: OAuth1.FlowError(.missingVerifier, "")) {
             try await pinFlow.signIn(callback: "oob") { _ in " \n" }
         }
+        #expect(pinTransport.sent.count == 1)
     }
 
+    /// PIN flow: what the user typed, trimmed, is the verifier.
     @Test func signInWithAPin() async throws {
-        let transport = ScriptedTransport([
-            { _, _ in
-                (
-                    HTTPResponse(status: .ok),
-                    Array("oauth_token=rt&oauth_token_secret=rts&oauth_callback_confirmed=true".utf8)
-                )
-            },
-            { _, _ in (HTTPResponse(status: .ok), Array("oauth_token=at&oauth_token_secret=ats".utf8)) },
-        ])
-        let flow = OAuth1.Flow(
-            provider: .twitterStyle(baseURL: "https://provider.example"),
-            client: .init(key: "k", secret: "s"),
-            transport: transport,
-            now: { 1_700_000_000 }
-        )
+        let (flow, transport) = flow(answering: [requestTokenAnswer, "oauth_token=at&oauth_token_secret=ats"])
         let access = try await flow.signIn(callback: "oob") { _ in " 1234567\n" }
         #expect(access.credentials.token == "at")
         let step3 = try OAuth1.ReceivedRequest(transport.sent[1].request, body: transport.sent[1].body)
