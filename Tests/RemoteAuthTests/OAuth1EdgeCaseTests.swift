@@ -473,5 +473,8 @@ private func twitterRequest() throws -> HTTPRequest {
         var g1 = SplitMix64(seed: 7)
         var g2 = SplitMix64(seed: 7)
         #expect(OAuth1.Nonce.random(using: &g1) == OAuth1.Nonce.random(using: &g2))
+        // The same bytes, the same hex, whichever way they come: a generator or a RandomSource.
+        var g0 = SplitMix64(seed: 0)
+        #expect(OAuth1.Nonce.random(using: &g0) == OAuth1.Nonce.random(from: .seeded(0)))
     }
 }

@@ -395,17 +395,16 @@ extension OAuth1 {
 
         /// 128 bits from `generator`, as 32 lowercase hex digits; pass a seeded generator in tests.
         public static func random(using generator: inout some RandomNumberGenerator) -> String {
-            let digits = Array("0123456789abcdef".utf8)
-            var output: [UInt8] = []
-            output.reserveCapacity(32)
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(16)
             for _ in 0..<2 {
                 var word = generator.next() as UInt64
-                for _ in 0..<16 {
-                    output.append(digits[Int(word & 0xF)])
-                    word >>= 4
+                for _ in 0..<8 {
+                    bytes.append(UInt8(truncatingIfNeeded: word))
+                    word >>= 8
                 }
             }
-            return String(decoding: output, as: UTF8.self)
+            return Hex.encode(bytes)
         }
     }
 }
