@@ -16,7 +16,8 @@ public actor FileCredentialStore: CredentialStore {
         var port: Int
         var realm: String?
         var user: String
-        var password: String
+        /// A plain JSON string, as before ``Secret`` existed.
+        var password: Secret
         var basic: Bool
         var digest: Bool
         var allowsPlainHTTP: Bool

@@ -3,15 +3,16 @@ public import RemoteAuth
 
 /// A ``TokenStore`` in one JSON file (mode 0600, replaced atomically), by default
 /// `$REMOTE_AUTH_HOME/tokens.json` or `$XDG_CONFIG_HOME/remote-auth/tokens.json`. Secrets are in
-/// clear text, protected by the file's mode.
+/// clear text, protected by the file's mode. Files written before sessions of other protocols
+/// existed (an OAuth 1.0a session without a `kind`) still open.
 public actor FileTokenStore: TokenStore {
     struct Entry: Codable {
         var key: TokenStoreKey
-        var session: OAuth1.Session
+        var session: StoredSession
     }
 
     public let path: String
-    private var sessions: [TokenStoreKey: OAuth1.Session] = [:]
+    private var sessions: [TokenStoreKey: StoredSession] = [:]
 
     public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
         AtomicFile.defaultPath("tokens.json", environment: environment)
@@ -25,11 +26,11 @@ public actor FileTokenStore: TokenStore {
         for entry in entries { sessions[entry.key] = entry.session }
     }
 
-    public func session(service: String, account: String) -> OAuth1.Session? {
+    public func session(service: String, account: String) -> StoredSession? {
         sessions[TokenStoreKey(service: service, account: account)]
     }
 
-    public func save(_ session: OAuth1.Session, service: String, account: String) throws {
+    public func save(_ session: StoredSession, service: String, account: String) throws {
         sessions[TokenStoreKey(service: service, account: account)] = session
         try write()
     }

@@ -6,42 +6,47 @@ import RemoteAuth
 /// 401 for credentials, tokens, signatures, nonces and timestamps that are not accepted.
 struct OAuthProblem: Error, Sendable {
     let status: HTTPResponse.Status
-    let problem: String
+    let problem: OAuth1.Problem
     let advice: String
     var extra: [(String, String)] = []
 
     static func badRequest(_ problem: String, _ advice: String, _ extra: [(String, String)] = []) -> Self {
-        OAuthProblem(status: .badRequest, problem: problem, advice: advice, extra: extra)
+        OAuthProblem(status: .badRequest, problem: OAuth1.Problem(problem), advice: advice, extra: extra)
     }
 
     static func unauthorized(_ problem: String, _ advice: String, _ extra: [(String, String)] = []) -> Self {
-        OAuthProblem(status: .unauthorized, problem: problem, advice: advice, extra: extra)
+        OAuthProblem(status: .unauthorized, problem: OAuth1.Problem(problem), advice: advice, extra: extra)
     }
 
     /// The problem a request-parsing or verification error stands for.
     init(_ error: OAuth1Error) {
         switch error.code {
         case .missingParameter:
-            let name = error.reason.split(separator: " ").first.map(String.init) ?? ""
-            self = .badRequest(
-                "parameter_absent",
-                error.reason,
-                name.hasPrefix("oauth_") ? [("oauth_parameters_absent", name)] : []
+            self.init(
+                status: .badRequest,
+                problem: .parameterAbsent,
+                advice: error.reason,
+                extra: error.parameter.map { [("oauth_parameters_absent", $0)] } ?? []
             )
         case .unsupportedSignatureMethod:
-            self = .badRequest("signature_method_rejected", error.reason)
+            self.init(status: .badRequest, problem: .signatureMethodRejected, advice: error.reason)
         case .unsupportedVersion:
-            self = .badRequest("version_rejected", error.reason, [("oauth_acceptable_versions", "1.0-1.0")])
+            self.init(
+                status: .badRequest,
+                problem: .versionRejected,
+                advice: error.reason,
+                extra: [("oauth_acceptable_versions", "1.0-1.0")]
+            )
         case .invalidSignature, .missingKey:
-            self = .unauthorized("signature_invalid", error.reason)
+            self.init(status: .unauthorized, problem: .signatureInvalid, advice: error.reason)
         case .timestampRefused:
-            self = .unauthorized("timestamp_refused", error.reason)
+            self.init(status: .unauthorized, problem: .timestampRefused, advice: error.reason)
         default:
-            self = .badRequest("parameter_rejected", error.reason)
+            self.init(status: .badRequest, problem: .parameterRejected, advice: error.reason)
         }
     }
 
-    init(status: HTTPResponse.Status, problem: String, advice: String, extra: [(String, String)] = []) {
+    init(status: HTTPResponse.Status, problem: OAuth1.Problem, advice: String, extra: [(String, String)] = []) {
         self.status = status
         self.problem = problem
         self.advice = advice
@@ -50,9 +55,11 @@ struct OAuthProblem: Error, Sendable {
 
     /// The form-encoded body: `oauth_problem=…&oauth_problem_advice=…`.
     var body: String {
-        ([("oauth_problem", problem), ("oauth_problem_advice", advice)] + extra)
-            .map { OAuth1.PercentEncoding.encode($0.0) + "=" + OAuth1.PercentEncoding.encode($0.1) }
-            .joined(separator: "&")
+        FormURLEncoding.encode(
+            ([("oauth_problem", problem.rawValue), ("oauth_problem_advice", advice)] + extra).map {
+                (name: $0.0, value: $0.1)
+            }
+        )
     }
 
     /// `OAuth realm="…", oauth_problem="…"`.

@@ -65,7 +65,7 @@ func saveProfile(_ profile: String, _ session: OAuth1.Session) async throws -> S
 
 func describe(_ error: any Error) -> String {
     switch error {
-    case let error as FlowError: return error.reason
+    case let error as OAuth1.FlowError: return error.reason
     case let error as OAuth1Error: return error.reason
     case let error as LoopbackCallbackListener.ListenerError: return error.reason
     default: return "\(error)"
@@ -107,32 +107,29 @@ struct AuthorizeOAuth1: AsyncParsableCommand {
             let access: OAuth1.AccessToken = try await AsyncHTTPClientTransport.withTransport { transport in
                 let flow = OAuth1.Flow(provider: provider, client: client, transport: transport, now: unixNow)
                 if pin {
-                    let requestToken = try await flow.requestToken(callback: "oob")
-                    Terminal.writeLine(
-                        "Open this URL in a browser, authorize, then type the PIN: \(flow.authorizeURL(for: requestToken))"
-                    )
-                    Terminal.writeError("PIN: ")
-                    guard let typed = readLine(strippingNewline: true)?.trimmingCharacters(in: .whitespaces),
-                        !typed.isEmpty
-                    else {
-                        throw CLIFailure("no PIN: nothing was typed")
+                    return try await flow.signIn(callback: "oob") { url in
+                        Terminal.writeLine("Open this URL in a browser, authorize, then type the PIN: \(url)")
+                        Terminal.writeError("PIN: ")
+                        guard let typed = readLine(strippingNewline: true)?.trimmingCharacters(in: .whitespaces),
+                            !typed.isEmpty
+                        else {
+                            throw CLIFailure("no PIN: nothing was typed")
+                        }
+                        return typed
                     }
-                    return try await flow.accessToken(for: requestToken, verifier: typed)
                 }
                 return try await LoopbackCallbackListener.withListener { callbackURL, listener in
-                    let requestToken = try await flow.requestToken(callback: callbackURL)
-                    let url = flow.authorizeURL(for: requestToken)
-                    if noBrowser || !openBrowser(url) {
-                        Terminal.writeLine("Open this URL in a browser: \(url)")
-                    } else {
-                        Terminal.writeLine("Opened the browser at: \(url)")
+                    try await flow.signIn(callback: callbackURL) { url in
+                        if noBrowser || !openBrowser(url) {
+                            Terminal.writeLine("Open this URL in a browser: \(url)")
+                        } else {
+                            Terminal.writeLine("Opened the browser at: \(url)")
+                        }
+                        Terminal.writeError(
+                            "Waiting for the browser to come back to \(callbackURL) (up to \(timeout) s)…\n"
+                        )
+                        return try await listener.callback(timeout: .seconds(timeout))
                     }
-                    Terminal.writeError(
-                        "Waiting for the browser to come back to \(callbackURL) (up to \(timeout) s)…\n"
-                    )
-                    let callback = try await listener.callback(timeout: .seconds(timeout))
-                    let verifier = try flow.verifier(fromCallback: callback, for: requestToken)
-                    return try await flow.accessToken(for: requestToken, verifier: verifier)
                 }
             }
             let account = try await saveProfile(
@@ -223,7 +220,7 @@ struct ProfilesCommand: AsyncParsableCommand {
         func run() async throws {
             let store = try FileTokenStore()
             for key in await store.keys() {
-                let session = await store.session(service: key.service, account: key.account)
+                let session = await store.session(service: key.service, account: key.account)?.oauth1
                 Terminal.writeLine("\(key.service) \(key.account) \(session?.client.key ?? "")")
             }
         }
@@ -237,7 +234,7 @@ struct ProfilesCommand: AsyncParsableCommand {
         func run() async throws {
             let store = try FileTokenStore()
             guard let key = await store.keys().first(where: { $0.service == name }),
-                let session = await store.session(service: key.service, account: key.account)
+                let session = await store.session(service: key.service, account: key.account)?.oauth1
             else { throw CLIFailure("unknown profile: '\(name)'") }
             Terminal.writeLine("profile: \(name)")
             Terminal.writeLine("account: \(key.account)")

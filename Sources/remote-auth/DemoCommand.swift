@@ -35,8 +35,7 @@ struct DemoCommand: AsyncParsableCommand {
                 absoluteURL: url,
                 headerFields: [.contentType: "application/x-www-form-urlencoded"]
             )
-            let body = fields.map { OAuth1.PercentEncoding.encode($0.0) + "=" + OAuth1.PercentEncoding.encode($0.1) }
-                .joined(separator: "&")
+            let body = FormURLEncoding.encode(fields.map { (name: $0.0, value: $0.1) })
             let (response, answer) = try await transport.send(request, body: Array(body.utf8))
             return (response, String(decoding: answer, as: UTF8.self))
         }
@@ -112,24 +111,26 @@ struct DemoCommand: AsyncParsableCommand {
         Step(name: "OAuth 1.0a, three-legged") { context in
             let flow = context.flow()
             let access = try await LoopbackCallbackListener.withListener { callbackURL, listener in
-                let requestToken = try await flow.requestToken(callback: callbackURL)
-                let (approved, _) = try await context.consent(flow.authorizeURL(for: requestToken))
-                let location = try requireValue(approved.headerFields[.location], "the consent form did not redirect")
-                _ = try await context.get(location)  // the browser lands on the loopback listener
-                let callback = try await listener.callback(timeout: .seconds(10))
-                return try await flow.accessToken(
-                    for: requestToken,
-                    verifier: try flow.verifier(fromCallback: callback, for: requestToken)
-                )
+                try await flow.signIn(callback: callbackURL) { authorizeURL in
+                    let (approved, _) = try await context.consent(authorizeURL)
+                    let location = try requireValue(
+                        approved.headerFields[.location],
+                        "the consent form did not redirect"
+                    )
+                    _ = try await context.get(location)  // the browser lands on the loopback listener
+                    return try await listener.callback(timeout: .seconds(10))
+                }
             }
             return "signed in as \(access.screenName ?? "?") through the consent form and a loopback callback"
         },
         Step(name: "OAuth 1.0a, PIN") { context in
             let flow = context.flow()
-            let requestToken = try await flow.requestToken(callback: "oob")
-            let (_, page) = try await context.consent(flow.authorizeURL(for: requestToken))
-            let pin = try requireValue(between(page, "<code id=\"pin\">", "</code>"), "no PIN on the page")
-            let access = try await flow.accessToken(for: requestToken, verifier: pin)
+            var pin = ""
+            let access = try await flow.signIn(callback: "oob") { authorizeURL in
+                let (_, page) = try await context.consent(authorizeURL)
+                pin = try requireValue(between(page, "<code id=\"pin\">", "</code>"), "no PIN on the page")
+                return pin
+            }
             return "PIN \(pin.count) digits, signed in as \(access.screenName ?? "?")"
         },
         Step(name: "Reverse auth") { context in
@@ -148,12 +149,8 @@ struct DemoCommand: AsyncParsableCommand {
             let (_, page) = try await context.consent(flow.authorizeURL(for: requestToken))
             let pin = try requireValue(between(page, "<code id=\"pin\">", "</code>"), "no PIN on the page")
             let access = try await flow.accessToken(for: requestToken, verifier: pin)
-            let signing = OAuth1.SigningTransport(
-                context.transport,
-                signer: try OAuth1.Signer(client: flow.client, token: access.credentials),
-                origin: try AuthScope(url: context.base),
-                now: unixNow
-            )
+            let session = OAuth1.Session(provider: flow.provider, client: flow.client, accessToken: access)
+            let signing = try session.signingTransport(over: context.transport, now: unixNow)
             let text = "Hello Ladies + Gentlemen, a signed OAuth request! ünïcödé 😀"
             let update = try HTTPRequest(
                 method: .post,
@@ -162,7 +159,7 @@ struct DemoCommand: AsyncParsableCommand {
             )
             let (posted, _) = try await signing.send(
                 update,
-                body: Array(("status=" + OAuth1.PercentEncoding.encode(text)).utf8)
+                body: Array(FormURLEncoding.encode([("status", text)]).utf8)
             )
             try expect(posted.status == .ok, "statuses/update answered \(posted.status.code)")
             let (read, body) = try await signing.send(
@@ -218,8 +215,7 @@ func expect(_ condition: Bool, _ message: @autoclosure () -> String) throws {
 
 func queryValue(_ url: String, _ name: String) -> String? {
     guard let mark = url.firstIndex(of: "?") else { return nil }
-    return (try? OAuth1.SignatureBaseString.formParameters(url[url.index(after: mark)...]))?.first { $0.name == name }?
-        .value
+    return (try? FormURLEncoding.firstValue(named: name, in: url[url.index(after: mark)...])) ?? nil
 }
 
 func between(_ text: String, _ start: String, _ end: String) -> String? {

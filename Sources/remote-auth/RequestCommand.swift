@@ -116,17 +116,14 @@ struct RequestCommand: AsyncParsableCommand {
         }
         var body: [UInt8]?
         if !data.isEmpty {
-            var pairs: [String] = []
+            var pairs: [(name: String, value: String)] = []
             for parameter in data {
                 guard let equals = parameter.firstIndex(of: "=") else {
                     throw CLIFailure("invalid -d '\(parameter)': expected NAME=VALUE")
                 }
-                pairs.append(
-                    OAuth1.PercentEncoding.encode(String(parameter[..<equals])) + "="
-                        + OAuth1.PercentEncoding.encode(String(parameter[parameter.index(after: equals)...]))
-                )
+                pairs.append((String(parameter[..<equals]), String(parameter[parameter.index(after: equals)...])))
             }
-            body = Array(pairs.joined(separator: "&").utf8)
+            body = Array(FormURLEncoding.encode(pairs).utf8)
             if request.headerFields[.contentType] == nil {
                 request.headerFields[.contentType] = "application/x-www-form-urlencoded"
             }
@@ -160,7 +157,7 @@ struct RequestCommand: AsyncParsableCommand {
         if let profile {
             let store = try FileTokenStore()
             guard let key = await store.keys().first(where: { $0.service == profile }),
-                let found = await store.session(service: key.service, account: key.account)
+                let found = await store.session(service: key.service, account: key.account)?.oauth1
             else { throw CLIFailure("unknown profile: '\(profile)' (see 'remote-auth profiles list')") }
             let providerOrigin = try AuthScope(url: found.provider.requestTokenURL).origin
             guard providerOrigin == origin.origin else {
@@ -189,13 +186,10 @@ struct RequestCommand: AsyncParsableCommand {
             var wire: any HTTPTransport = verbose ? PrintingTransport(inner: transport) : transport
             if let oauth {
                 // Signed closest to the wire, so that -v shows the Authorization field (redacted).
-                let signer = try OAuth1.Signer(client: oauth.client, token: oauth.accessToken.credentials)
-                wire = OAuth1.SigningTransport(
-                    verbose ? PrintingTransport(inner: transport) : transport,
-                    signer: signer,
-                    origin: try AuthScope(url: oauth.provider.requestTokenURL),
-                    placement: placement,
-                    now: unixNow
+                wire = try oauth.signingTransport(
+                    over: verbose ? PrintingTransport(inner: transport) : transport,
+                    now: unixNow,
+                    placement: placement
                 )
             }
             let client = AuthenticatingClient(

@@ -149,9 +149,9 @@ struct SignOAuth1: ParsableCommand {
                     throw CLIFailure("invalid -d: '\(pair)' is not NAME=VALUE")
                 }
                 if !bytes.isEmpty { bytes.append(UInt8(ascii: "&")) }
-                bytes += Array(OAuth1.PercentEncoding.encode(pair[..<equals]).utf8)
-                bytes.append(UInt8(ascii: "="))
-                bytes += Array(OAuth1.PercentEncoding.encode(pair[pair.index(after: equals)...]).utf8)
+                bytes += Array(
+                    FormURLEncoding.encode([(String(pair[..<equals]), String(pair[pair.index(after: equals)...]))]).utf8
+                )
             }
             request.headerFields[.contentType] = "application/x-www-form-urlencoded"
             body = bytes

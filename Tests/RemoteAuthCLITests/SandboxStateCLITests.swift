@@ -96,7 +96,7 @@ private func exchange(_ request: HTTPRequest, body: [UInt8]?, client: HTTPClient
         let (status, body) = try await httpExchange(signed.request)
         #expect(status == 200)
         let token = try #require(
-            try OAuth1.SignatureBaseString.formParameters(body).first { $0.name == "oauth_token" }?.value
+            try FormURLEncoding.firstValue(named: "oauth_token", in: body)
         )
         first.kill()
 

@@ -41,6 +41,42 @@ import Testing
         #expect(await (try FileCredentialStore(path: path)).credential(for: scope.origin, realm: "Photos") == nil)
     }
 
+    /// A credentials.json written before ``Secret`` (the password a plain string) still opens.
+    @Test func oldFormatStillOpens() async throws {
+        let path = temporaryPath()
+        defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
+        try FileManager.default.createDirectory(
+            atPath: (path as NSString).deletingLastPathComponent,
+            withIntermediateDirectories: true
+        )
+        let old = #"""
+            [
+              {
+                "allowsPlainHTTP" : false,
+                "basic" : true,
+                "digest" : true,
+                "host" : "api.example.com",
+                "password" : "wonderland",
+                "port" : 8443,
+                "realm" : "Photos",
+                "scheme" : "https",
+                "user" : "alice"
+              }
+            ]
+            """#
+        try Data(old.utf8).write(to: URL(fileURLWithPath: path))
+        let store = try FileCredentialStore(path: path)
+        let scope = try AuthScope(url: "https://api.example.com:8443", realm: "Photos")
+        let found = await store.credential(for: scope.origin, realm: "Photos")
+        #expect(found?.credential == Credential(user: "alice", password: "wonderland"))
+        #expect(found?.credential != Credential(user: "alice", password: "wonderlanD"))
+        // Written back, the password is still a plain JSON string.
+        try await store.add(Credential(user: "bob", password: "builder"), for: try AuthScope(url: "https://b.example"))
+        let written = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(written.contains(#""password" : "wonderland""#))
+        #expect(written.contains(#""password" : "builder""#))
+    }
+
     @Test func singleUseCredential() async throws {
         let store = InMemoryCredentialStore()
         let scope = try AuthScope(url: "https://api.example.com")

@@ -47,7 +47,7 @@ import Testing
                 let access = try await flow.accessToken(for: requestToken, verifier: verifier)
                 #expect(access.screenName == "alice")
                 #expect(access.userID == "1001")
-                #expect(!"\(access)".contains(access.credentials.secret))
+                #expect(!"\(access)".contains(access.credentials.secret.reveal()))
                 // The token signs API calls.
                 let me = try await OAuthClient(client: demoClient, token: access.credentials).send(
                     .get,
@@ -78,28 +78,30 @@ import Testing
             try await withFlow(sandbox.baseURL) { flow, _ in
                 let requestToken = try await flow.requestToken(callback: "http://127.0.0.1:9/cb")
                 let denied = try await consent(sandbox.baseURL, token: requestToken.token, action: "deny")
-                #expect(throws: FlowError(.consentDenied, "")) {
+                #expect(throws: OAuth1.FlowError(.consentDenied, "")) {
                     try flow.verifier(fromCallback: try #require(denied.header("Location")), for: requestToken)
                 }
                 let other = try await flow.requestToken(callback: "http://127.0.0.1:9/cb")
                 let approved = try await consent(sandbox.baseURL, token: other.token)
                 let location = try #require(approved.header("Location"))
-                #expect(throws: FlowError(.callbackMismatch, "")) {
+                #expect(throws: OAuth1.FlowError(.callbackMismatch, "")) {
                     try flow.verifier(fromCallback: location, for: requestToken)
                 }
-                #expect(throws: FlowError(.missingVerifier, "")) {
+                #expect(throws: OAuth1.FlowError(.missingVerifier, "")) {
                     try flow.verifier(fromCallback: "http://127.0.0.1:9/cb?oauth_token=" + other.token, for: other)
                 }
-                let error = await #expect(throws: FlowError.self) {
+                let error = await #expect(throws: OAuth1.FlowError.self) {
                     try await flow.accessToken(for: other, verifier: "wrong")
                 }
                 #expect(error?.code == .providerRefused)
                 #expect(error?.status == 401)
-                #expect(error?.problem == "verifier_invalid")
+                #expect(error?.problem == .verifierInvalid)
             }
             try await withFlow(sandbox.baseURL, client: .init(key: "demo-consumer", secret: "wrong")) { flow, _ in
-                let error = await #expect(throws: FlowError.self) { try await flow.requestToken(callback: "oob") }
-                #expect(error?.problem == "signature_invalid")
+                let error = await #expect(throws: OAuth1.FlowError.self) {
+                    try await flow.requestToken(callback: "oob")
+                }
+                #expect(error?.problem == .signatureInvalid)
                 #expect(!"\(error!)".contains("wrong"))
             }
         }

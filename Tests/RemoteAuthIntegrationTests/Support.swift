@@ -23,7 +23,7 @@ struct Exchange: Sendable {
     /// The body as form parameters (`oauth_token=…&…`).
     var form: [String: String] {
         var result: [String: String] = [:]
-        for parameter in (try? OAuth1.SignatureBaseString.formParameters(body)) ?? [] {
+        for parameter in (try? FormURLEncoding.decode(body)) ?? [] {
             result[parameter.name] = parameter.value
         }
         return result
@@ -195,7 +195,7 @@ func consent(
 func queryParameters(_ url: String) -> [String: String] {
     guard let mark = url.firstIndex(of: "?") else { return [:] }
     var result: [String: String] = [:]
-    for parameter in (try? OAuth1.SignatureBaseString.formParameters(url[url.index(after: mark)...])) ?? [] {
+    for parameter in (try? FormURLEncoding.decode(url[url.index(after: mark)...])) ?? [] {
         result[parameter.name] = parameter.value
     }
     return result

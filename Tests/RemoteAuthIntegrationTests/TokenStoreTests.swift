@@ -46,11 +46,11 @@ import Testing
 
                 // The next start.
                 let restored = try #require(
-                    try await FileTokenStore(path: path).session(service: "sandbox", account: "alice")
+                    try await FileTokenStore(path: path).oauth1Session(service: "sandbox", account: "alice")
                 )
                 #expect(restored.accessToken == access)
-                #expect(!restored.description.contains(access.credentials.secret))
-                #expect(!restored.description.contains(demoClient.secret))
+                #expect(!restored.description.contains(access.credentials.secret.reveal()))
+                #expect(!restored.description.contains(demoClient.secret.reveal()))
                 let me = try await OAuthClient(client: restored.client, token: restored.accessToken.credentials).send(
                     .get,
                     restored.provider.requestTokenURL.replacingOccurrences(
@@ -76,9 +76,98 @@ import Testing
             client: .init(key: "k", secret: "s"),
             accessToken: .init(credentials: .init(token: "t", secret: "ts"), fields: [.init("screen_name", "alice")])
         )
-        await store.save(session, service: "p", account: "alice")
-        #expect(await store.session(service: "p", account: "alice") == session)
+        try await store.save(session, service: "p", account: "alice")
+        #expect(await store.session(service: "p", account: "alice") == .oauth1(session))
+        #expect(try await store.oauth1Session(service: "p", account: "alice") == session)
         #expect(await store.session(service: "p", account: "bob") == nil)
         #expect(await store.keys() == [TokenStoreKey(service: "p", account: "alice")])
+    }
+
+    /// A tokens.json written before sessions had a `kind` (and before ``Secret``) still opens,
+    /// and is written back in the new shape, which opens again.
+    @Test func fileStoreReadsTheOldFormat() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "remote-auth-home-\(UUID().uuidString)"
+        )
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let path = folder.path + "/tokens.json"
+        let old = #"""
+            [
+              {
+                "key" : { "account" : "alice", "service" : "sandbox" },
+                "session" : {
+                  "accessToken" : {
+                    "credentials" : { "secret" : "alice-token-secret", "token" : "alice-token" },
+                    "fields" : [ { "name" : "screen_name", "value" : "alice" } ]
+                  },
+                  "client" : { "key" : "demo-consumer", "secret" : "demo-consumer-secret" },
+                  "provider" : {
+                    "accessTokenURL" : "http://127.0.0.1:8080/oauth/access_token",
+                    "authorizeURL" : "http://127.0.0.1:8080/oauth/authorize",
+                    "placement" : "header",
+                    "requestTokenURL" : "http://127.0.0.1:8080/oauth/request_token",
+                    "signatureMethod" : "HMAC-SHA1"
+                  }
+                }
+              }
+            ]
+            """#
+        try Data(old.utf8).write(to: URL(fileURLWithPath: path))
+        let expected = OAuth1.Session(
+            provider: .twitterStyle(baseURL: "http://127.0.0.1:8080"),
+            client: .init(key: "demo-consumer", secret: "demo-consumer-secret"),
+            accessToken: .init(
+                credentials: .init(token: "alice-token", secret: "alice-token-secret"),
+                fields: [.init("screen_name", "alice")]
+            )
+        )
+        let store = try FileTokenStore(path: path)
+        let found = try #require(try await store.oauth1Session(service: "sandbox", account: "alice"))
+        #expect(found == expected)
+        #expect(found.client.secret.reveal() == "demo-consumer-secret")
+        #expect(found.accessToken.credentials.secret.reveal() == "alice-token-secret")
+
+        try await store.save(found, service: "sandbox", account: "bob")
+        let written = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(written.contains(#""kind" : "oauth1""#))
+        #expect(try await FileTokenStore(path: path).oauth1Session(service: "sandbox", account: "alice") == expected)
+        #expect(try await FileTokenStore(path: path).oauth1Session(service: "sandbox", account: "bob") == expected)
+    }
+
+    /// One session, one signing transport: every request to the provider's origin is signed.
+    @Test func sessionMakesASigningTransport() async throws {
+        let transport = AnsweringTransport()
+        let session = OAuth1.Session(
+            provider: .twitterStyle(baseURL: "https://api.example"),
+            client: .init(key: "k", secret: "s"),
+            accessToken: .init(credentials: .init(token: "t", secret: "ts"))
+        )
+        let signing = try session.signingTransport(over: transport, now: { 1_700_000_000 }, nonce: { "n" })
+        _ = try await signing.send(
+            try HTTPRequest(method: .get, absoluteURL: "https://api.example/1.1/x.json"),
+            body: nil
+        )
+        _ = try await signing.send(try HTTPRequest(method: .get, absoluteURL: "https://elsewhere.example/"), body: nil)
+        let sent = await transport.requests
+        #expect(sent.count == 2)
+        let received = try OAuth1.ReceivedRequest(sent[0])
+        #expect(received.consumerKey == "k")
+        #expect(received.token == "t")
+        #expect(received.timestamp == "1700000000")
+        try received.verify(clientSecret: Secret("s"), tokenSecret: Secret("ts"))
+        #expect(throws: OAuth1Error(.invalidSignature, "")) {
+            try received.verify(clientSecret: Secret("s"), tokenSecret: Secret("wrong"))
+        }
+        #expect(sent[1].headerFields[.authorization] == nil)
+    }
+}
+
+/// Records what it is asked to send and answers 200.
+actor AnsweringTransport: HTTPTransport {
+    var requests: [HTTPRequest] = []
+    func send(_ request: HTTPRequest, body: [UInt8]?) async throws -> (HTTPResponse, [UInt8]) {
+        requests.append(request)
+        return (HTTPResponse(status: .ok), [])
     }
 }

@@ -508,6 +508,14 @@ private func hexBytes(_ hex: String) -> [UInt8] {
         (#"Basic dXNlcjo="#, .malformedAuthorization),
         (#"Digest username="u", Basic realm="x""#, .malformedAuthorization),
         (#"Digest username="u"#, .malformedAuthorization),
+        // The shared credentials grammar (RFC 9110 §11.4): one space after the scheme, each
+        // parameter once, no token68 before parameters.
+        ("Digest\tusername=\"u\", realm=\"r\", nonce=\"n\", uri=\"/\", response=\"abc\"", .malformedAuthorization),
+        (
+            #"Digest username="u", username="v", realm="r", nonce="n", uri="/", response="abc""#,
+            .malformedAuthorization
+        ),
+        (#"Digest abc==, realm="r""#, .malformedAuthorization),
     ])
     func malformedAuthorization(_ header: String, _ code: DigestError.Code) {
         let error = #expect(throws: DigestError.self) { try DigestAuthorization(headerValue: header) }

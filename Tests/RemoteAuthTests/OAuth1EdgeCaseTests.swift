@@ -1,3 +1,4 @@
+import Foundation
 import HTTPTypes
 import RemoteAuth
 import Testing
@@ -309,6 +310,76 @@ private func twitterRequest() throws -> HTTPRequest {
         }
     }
 
+    /// The one auth-param parser (RFC 9110 §11.4): `1*SP` after the scheme, no token68 for
+    /// OAuth, control characters refused in a quoted-string, repeated names kept for the
+    /// duplicate check, which names the parameter.
+    @Test func headerGrammarIsTheSharedOne() throws {
+        for header in ["OAuth\toauth_nonce=\"n\"", "OAuth abc==", "OAuth a=\"b\u{1}\"", "OAuth a=\"b\", c"] {
+            #expect(throws: OAuth1Error(.malformedHeader, ""), "\(header)") {
+                try OAuth1.AuthorizationHeader.parse(header)
+            }
+        }
+        let repeated = try OAuth1.AuthorizationHeader.parse("OAuth oauth_nonce=\"a\", oauth_nonce=\"b\"")
+        #expect(repeated?.parameters == [.init("oauth_nonce", "a"), .init("oauth_nonce", "b")])
+        let header = OAuth1.Signer.authorizationHeader(try signedTwitter().protocolParameters)
+        let error = #expect(throws: OAuth1Error.self) {
+            try OAuth1.ReceivedRequest(try withAuthorization(header + ", oauth_nonce=\"again\""), body: twitterBody)
+        }
+        #expect(error?.code == .duplicateParameter)
+        #expect(error?.parameter == "oauth_nonce")
+        // A malformed field of another scheme is not ours to refuse.
+        #expect(try OAuth1.AuthorizationHeader.parse("Digest a=\"b") == nil)
+    }
+
+    /// Errors name the offending parameter as a field, so a server needs no prose to report it.
+    @Test func errorsCarryTheParameter() throws {
+        let parameters = try signedTwitter().protocolParameters.filter { $0.name != "oauth_nonce" }
+        let missing = #expect(throws: OAuth1Error.self) {
+            try OAuth1.ReceivedRequest(
+                try withAuthorization(OAuth1.Signer.authorizationHeader(parameters)),
+                body: twitterBody
+            )
+        }
+        #expect(missing?.code == .missingParameter)
+        #expect(missing?.parameter == "oauth_nonce")
+        let received = try OAuth1.ReceivedRequest(try signedTwitter().request, body: twitterBody)
+        let late = #expect(throws: OAuth1Error.self) { try received.checkTimestamp(now: 1_318_622_958 + 301) }
+        #expect(late?.code == .timestampRefused)
+        #expect(late?.parameter == "oauth_timestamp")
+        let wrong = #expect(throws: OAuth1Error.self) {
+            try received.verify(clientSecret: twitterClient.secret, tokenSecret: "wrong")
+        }
+        #expect(wrong?.parameter == "oauth_signature")
+        #expect(OAuth1Error(.malformedRequest, "x").parameter == nil)
+    }
+
+    /// `oauth_problem` is an open registry: known values by name, unknown ones kept.
+    @Test func problemRegistry() throws {
+        #expect(OAuth1.Problem.parameterAbsent.rawValue == "parameter_absent")
+        #expect(OAuth1.Problem(rawValue: "signature_invalid") == .signatureInvalid)
+        #expect(OAuth1.Problem("x_custom").rawValue == "x_custom")
+        let data = try JSONEncoder().encode(OAuth1.Problem.tokenUsed)
+        #expect(String(decoding: data, as: UTF8.self) == #""token_used""#)
+        #expect("\(OAuth1.Problem.nonceUsed)" == "nonce_used")
+    }
+
+    /// Temporary and token credentials are different types; the request token signs only step 3.
+    @Test func requestTokenIsNotAnAccessToken() {
+        let requestToken = OAuth1.RequestToken(token: "rt", secret: "rts")
+        #expect(requestToken.signingCredentials == OAuth1.TokenCredentials(token: "rt", secret: "rts"))
+        #expect(!"\(requestToken)".contains("rts"))
+        #expect(!String(reflecting: requestToken).contains("rts"))
+    }
+
+    /// The clock's `Int64` seconds sign exactly like the same value written out.
+    @Test func int64TimestampSignsLikeItsDecimalText() throws {
+        let signer = try OAuth1.Signer(client: twitterClient, token: twitterToken)
+        let a = try signer.sign(try twitterRequest(), body: twitterBody, nonce: twitterNonce, timestamp: 1_318_622_958)
+        let b = try signer.sign(try twitterRequest(), body: twitterBody, nonce: twitterNonce, timestamp: "1318622958")
+        #expect(a.authorization == b.authorization)
+        #expect(a.signature == "hCtSmYh+iHYCEqBWrE7C7hYmtUk=")
+    }
+
     /// The header parser takes any case of scheme, optional spaces, a realm with escapes, and
     /// ignores other schemes.
     @Test func headerParsing() throws {
@@ -402,5 +473,8 @@ private func twitterRequest() throws -> HTTPRequest {
         var g1 = SplitMix64(seed: 7)
         var g2 = SplitMix64(seed: 7)
         #expect(OAuth1.Nonce.random(using: &g1) == OAuth1.Nonce.random(using: &g2))
+        // The same bytes, the same hex, whichever way they come: a generator or a RandomSource.
+        var g0 = SplitMix64(seed: 0)
+        #expect(OAuth1.Nonce.random(using: &g0) == OAuth1.Nonce.random(from: .seeded(0)))
     }
 }

@@ -5,7 +5,9 @@
 ///
 /// - Warning: Basic sends the password in the clear (Base64 is an encoding, not encryption).
 ///   Use it only over TLS.
-public struct BasicCredentials: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible {
+public struct BasicCredentials: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible,
+    CustomReflectable
+{
     /// How the user-id and password are turned into octets before Base64.
     /// [RFC 7617 §2.1](https://www.rfc-editor.org/rfc/rfc7617#section-2.1)
     public enum Encoding: Sendable, Hashable {
@@ -19,7 +21,7 @@ public struct BasicCredentials: Sendable, Hashable, CustomStringConvertible, Cus
     /// The user-id; never contains a colon or a control character.
     public let user: String
     /// The password; may contain colons, never control characters.
-    public let password: String
+    public let password: Secret
     public let encoding: Encoding
 
     /// Checks the user-id and password.
@@ -31,7 +33,8 @@ public struct BasicCredentials: Sendable, Hashable, CustomStringConvertible, Cus
     ///   (ibid.: "MUST NOT contain any control characters"), and
     ///   ``BasicError/Code/unencodableCharacter`` when `encoding` is ``Encoding/isoLatin1`` and
     ///   a character is outside Latin-1.
-    public init(user: String, password: String, encoding: Encoding = .utf8) throws {
+    public init(user: String, password: Secret, encoding: Encoding = .utf8) throws {
+        let revealed = password.reveal()
         if let offset = user.unicodeScalars.firstIndex(where: { $0 == ":" }) {
             let position = user.unicodeScalars.distance(from: user.unicodeScalars.startIndex, to: offset)
             throw BasicError(.invalidUserID, "user-id contains a colon at character \(position) (RFC 7617 §2)")
@@ -39,14 +42,14 @@ public struct BasicCredentials: Sendable, Hashable, CustomStringConvertible, Cus
         if let position = Self.firstControlCharacter(in: user) {
             throw BasicError(.invalidUserID, "user-id contains a control character at character \(position)")
         }
-        if Self.firstControlCharacter(in: password) != nil {
+        if Self.firstControlCharacter(in: revealed) != nil {
             throw BasicError(.invalidPassword, "password contains a control character")
         }
         if encoding == .isoLatin1 {
             if user.unicodeScalars.contains(where: { $0.value > 0xFF }) {
                 throw BasicError(.unencodableCharacter, "user-id has a character outside ISO-8859-1")
             }
-            if password.unicodeScalars.contains(where: { $0.value > 0xFF }) {
+            if revealed.unicodeScalars.contains(where: { $0.value > 0xFF }) {
                 throw BasicError(.unencodableCharacter, "password has a character outside ISO-8859-1")
             }
         }
@@ -55,10 +58,15 @@ public struct BasicCredentials: Sendable, Hashable, CustomStringConvertible, Cus
         self.encoding = encoding
     }
 
+    /// The same, the password given as a plain string.
+    public init(user: String, password: String, encoding: Encoding = .utf8) throws {
+        try self.init(user: user, password: Secret(password), encoding: encoding)
+    }
+
     /// `user-id ":" password` in the chosen encoding, Base64-encoded: the `token68` after
     /// `Basic `. [RFC 7617 §2](https://www.rfc-editor.org/rfc/rfc7617#section-2)
     public var encodedCredentials: String {
-        RemoteAuthBase64.encode(Self.octets(user + ":" + password, encoding))
+        RemoteAuthBase64.encode(Self.octets(user + ":" + password.reveal(), encoding))
     }
 
     /// The `Authorization` field value: `Basic ` + Base64(user-id ":" password).
@@ -78,26 +86,23 @@ public struct BasicCredentials: Sendable, Hashable, CustomStringConvertible, Cus
     ///   ``BasicError/Code/malformedCredentials`` (bad Base64, no colon, invalid UTF-8), or the
     ///   errors of ``init(user:password:encoding:)`` for what was decoded.
     public init(authorization fieldValue: String, encoding: Encoding = .utf8) throws {
-        let bytes = Array(fieldValue.utf8)
-        var start = 0
-        while start < bytes.count, bytes[start] == 0x20 || bytes[start] == 0x09 { start += 1 }
-        var index = start
-        while index < bytes.count, bytes[index] != 0x20, bytes[index] != 0x09 { index += 1 }
-        let scheme = bytes[start..<index]
-        guard scheme.count == 5, scheme.elementsEqual("basic".utf8, by: { ($0 | 0x20) == $1 }) else {
+        var parser = AuthFieldParser(fieldValue)
+        guard asciiCaseInsensitiveEquals(parser.readCredentialsScheme(), "Basic") else {
             throw BasicError(.wrongScheme, "Authorization value does not use the Basic scheme")
         }
-        var tokenStart = index
-        while tokenStart < bytes.count, bytes[tokenStart] == 0x20 { tokenStart += 1 }
-        var tokenEnd = bytes.count
-        while tokenEnd > tokenStart, bytes[tokenEnd - 1] == 0x20 || bytes[tokenEnd - 1] == 0x09 { tokenEnd -= 1 }
-        guard tokenStart > index || tokenStart == bytes.count else {
-            throw BasicError(.malformedCredentials, "expected a space after the Basic scheme")
+        let content: AuthFieldParser.CredentialsContent
+        do {
+            content = try parser.parseCredentialsContent()
+        } catch {
+            // The parser's reason may quote a byte of the credentials: say only what is wrong.
+            throw BasicError(.malformedCredentials, "expected 'Basic', one space and one token68 (RFC 9110 §11.4)")
         }
-        guard tokenEnd > tokenStart else {
+        guard content.parameters.isEmpty else {
+            throw BasicError(.malformedCredentials, "Basic credentials are a token68, not parameters")
+        }
+        guard let token = content.token68 else {
             throw BasicError(.malformedCredentials, "Basic credentials are empty")
         }
-        let token = String(decoding: bytes[tokenStart..<tokenEnd], as: UTF8.self)
         guard let decoded = RemoteAuthBase64.decode(token) else {
             throw BasicError(.malformedCredentials, "Basic credentials are not valid Base64 (RFC 4648 §4, padded)")
         }
@@ -107,7 +112,7 @@ public struct BasicCredentials: Sendable, Hashable, CustomStringConvertible, Cus
         let userBytes = decoded[..<colon]
         let passwordBytes = decoded[(colon + 1)...]
         let user: String
-        let password: String
+        let password: Secret
         switch encoding {
         case .utf8:
             guard let u = Self.strictUTF8(userBytes) else {
@@ -117,10 +122,10 @@ public struct BasicCredentials: Sendable, Hashable, CustomStringConvertible, Cus
                 throw BasicError(.malformedCredentials, "decoded password is not valid UTF-8")
             }
             user = u
-            password = p
+            password = Secret(p)
         case .isoLatin1:
             user = Self.latin1String(userBytes)
-            password = Self.latin1String(passwordBytes)
+            password = Secret(Self.latin1String(passwordBytes))
         }
         try self.init(user: user, password: password, encoding: encoding)
     }
@@ -128,12 +133,20 @@ public struct BasicCredentials: Sendable, Hashable, CustomStringConvertible, Cus
     /// Compares `candidate` with the password in constant time, for a server checking
     /// received credentials against a stored password.
     public func hasPassword(_ candidate: String) -> Bool {
-        constantTimeEquals(password, candidate)
+        password.matches(candidate)
+    }
+
+    /// Compares `candidate` with the password in constant time.
+    public func hasPassword(_ candidate: Secret) -> Bool {
+        password == candidate
     }
 
     public var description: String { "BasicCredentials(user: \(user), password: <redacted>)" }
     public var debugDescription: String {
         "BasicCredentials(user: \(String(reflecting: user)), password: <redacted>, encoding: \(encoding))"
+    }
+    public var customMirror: Mirror {
+        Mirror(self, children: ["user": user, "password": password, "encoding": encoding], displayStyle: .struct)
     }
 
     // MARK: - Helpers

@@ -256,6 +256,93 @@ struct AuthFieldParser {
     /// `#auth-param` with no scheme, as in `Authentication-Info`.
     /// [RFC 9110 §11.6.3](https://www.rfc-editor.org/rfc/rfc9110#section-11.6.3)
     mutating func parseParameters() throws -> [Parameter] {
+        try readAuthParams(rejectingDuplicates: true)
+    }
+
+    private func append(_ parameter: Parameter, offset: Int, to challenge: inout AuthenticationChallenge) throws {
+        if challenge.parameter(parameter.name) != nil {
+            throw ChallengeError(
+                .duplicateParameter,
+                "parameter '\(parameter.name)' at offset \(offset) appears twice in one challenge"
+            )
+        }
+        challenge.parameters.append(parameter)
+    }
+
+    typealias Parameter = AuthenticationChallenge.Parameter
+}
+
+// MARK: - Credentials (`Authorization`, `Proxy-Authorization`)
+
+extension AuthFieldParser {
+    /// What follows the auth-scheme of one credentials value.
+    struct CredentialsContent {
+        /// The `token68`, when the credentials carry one (Basic).
+        var token68: String?
+        /// The auth-params in order, quoted-strings unescaped; names may repeat (the caller
+        /// decides: OAuth 1.0a reports a repeated `oauth_*` parameter with its own code).
+        var parameters: [AuthenticationChallenge.Parameter] = []
+    }
+
+    /// Reads the auth-scheme at the start of a credentials value, after any white space; empty
+    /// when the value does not start with a token. Read it first, so a field of another scheme
+    /// can be passed over without parsing the rest.
+    /// [RFC 9110 §11.4](https://www.rfc-editor.org/rfc/rfc9110#section-11.4)
+    mutating func readCredentialsScheme() -> String {
+        skipWhitespace()
+        return readToken()
+    }
+
+    /// The rest of a credentials value after ``readCredentialsScheme()``:
+    /// `[ 1*SP ( token68 / #auth-param ) ]` and nothing else (one credentials value per field,
+    /// unlike challenges). Empty elements of the list and white space around `=` and `,` are
+    /// allowed, as in challenges.
+    /// [RFC 9110 §11.4](https://www.rfc-editor.org/rfc/rfc9110#section-11.4),
+    /// [§11.6.2](https://www.rfc-editor.org/rfc/rfc9110#section-11.6.2),
+    /// [§11.2](https://www.rfc-editor.org/rfc/rfc9110#section-11.2)
+    ///
+    /// - Throws: ``ChallengeError`` for anything outside that grammar, with the offset.
+    mutating func parseCredentialsContent() throws -> CredentialsContent {
+        var content = CredentialsContent()
+        let afterScheme = index
+        skipWhitespace()
+        guard let first = peek else { return content }
+        // 1*SP: a space, not a tab, separates the scheme from what follows.
+        guard index > afterScheme, bytes[afterScheme] == 0x20 else { throw unexpected(at: afterScheme) }
+        // token68, unless the first token is followed by "=" and a value (an auth-param).
+        let contentStart = index
+        if first != Self.comma {
+            let name = readToken()
+            skipWhitespace()
+            let isParameter: Bool
+            if !name.isEmpty, peek == Self.equals {
+                var lookahead = index + 1
+                while lookahead < bytes.count, bytes[lookahead] == 0x20 || bytes[lookahead] == 0x09 { lookahead += 1 }
+                isParameter =
+                    lookahead < bytes.count && (bytes[lookahead] == Self.quote || HTTPSyntax.isTchar(bytes[lookahead]))
+            } else {
+                isParameter = false
+            }
+            index = contentStart
+            if !isParameter {
+                while let byte = peek, HTTPSyntax.isToken68Char(byte) { index += 1 }
+                guard index > contentStart else { throw unexpected(at: contentStart) }
+                while peek == Self.equals { index += 1 }
+                content.token68 = String(decoding: bytes[contentStart..<index], as: UTF8.self)
+                skipWhitespace()
+                guard atEnd else { throw unexpected(at: index) }
+                return content
+            }
+        }
+        content.parameters = try readAuthParams(rejectingDuplicates: false)
+        return content
+    }
+
+    /// `#auth-param` up to the end of the value: empty list elements skipped, `BWS "=" BWS`
+    /// around the value. With `rejectingDuplicates`, a name given twice (case-insensitively) is
+    /// ``ChallengeError/Code-swift.struct/duplicateParameter``.
+    /// [RFC 9110 §11.2](https://www.rfc-editor.org/rfc/rfc9110#section-11.2)
+    fileprivate mutating func readAuthParams(rejectingDuplicates: Bool) throws -> [AuthenticationChallenge.Parameter] {
         var holder = AuthenticationChallenge(scheme: "")
         while true {
             skipWhitespace()
@@ -276,22 +363,17 @@ struct AuthFieldParser {
             }
             index += 1
             skipWhitespace()
-            let value = try readValue(for: name, nameOffset: start)
-            try append(Parameter(name: name, value: value), offset: start, to: &holder)
+            let parameter = AuthenticationChallenge.Parameter(
+                name: name,
+                value: try readValue(for: name, nameOffset: start)
+            )
+            if rejectingDuplicates {
+                try append(parameter, offset: start, to: &holder)
+            } else {
+                holder.parameters.append(parameter)
+            }
             try expectSeparator()
         }
         return holder.parameters
     }
-
-    private func append(_ parameter: Parameter, offset: Int, to challenge: inout AuthenticationChallenge) throws {
-        if challenge.parameter(parameter.name) != nil {
-            throw ChallengeError(
-                .duplicateParameter,
-                "parameter '\(parameter.name)' at offset \(offset) appears twice in one challenge"
-            )
-        }
-        challenge.parameters.append(parameter)
-    }
-
-    typealias Parameter = AuthenticationChallenge.Parameter
 }

@@ -3,7 +3,9 @@
 /// Limiting a credential to Digest keeps a server (or a man in the middle) from downgrading it
 /// to Basic, which would reveal the password. `description` and `debugDescription` show the user
 /// and hide the password.
-public struct Credential: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible {
+public struct Credential: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible,
+    CustomReflectable
+{
     /// The authentication schemes a credential may answer.
     public struct Schemes: OptionSet, Sendable, Hashable {
         public let rawValue: UInt8
@@ -16,15 +18,20 @@ public struct Credential: Sendable, Hashable, CustomStringConvertible, CustomDeb
     }
 
     public let user: String
-    let password: String
+    let password: Secret
     public let schemes: Schemes
 
     /// - Warning: with ``Schemes/basic`` allowed, the password crosses the wire in the clear
     ///   whenever a server asks for Basic; use it only over `https` (or loopback).
-    public init(user: String, password: String, schemes: Schemes = .all) {
+    public init(user: String, password: Secret, schemes: Schemes = .all) {
         self.user = user
         self.password = password
         self.schemes = schemes
+    }
+
+    /// The same, the password given as a plain string.
+    public init(user: String, password: String, schemes: Schemes = .all) {
+        self.init(user: user, password: Secret(password), schemes: schemes)
     }
 
     /// A credential for `Basic` only.
@@ -32,8 +39,18 @@ public struct Credential: Sendable, Hashable, CustomStringConvertible, CustomDeb
         Credential(user: user, password: password, schemes: .basic)
     }
 
+    /// A credential for `Basic` only.
+    public static func basic(user: String, password: Secret) -> Credential {
+        Credential(user: user, password: password, schemes: .basic)
+    }
+
     /// A credential for `Digest` only.
     public static func digest(user: String, password: String) -> Credential {
+        Credential(user: user, password: password, schemes: .digest)
+    }
+
+    /// A credential for `Digest` only.
+    public static func digest(user: String, password: Secret) -> Credential {
         Credential(user: user, password: password, schemes: .digest)
     }
 
@@ -50,9 +67,9 @@ public struct Credential: Sendable, Hashable, CustomStringConvertible, CustomDeb
 
     var digestCredentials: DigestCredentials { DigestCredentials(username: user, password: password) }
 
-    /// Compares the passwords in constant time.
+    /// Compares the passwords in constant time (``Secret``).
     public static func == (lhs: Self, rhs: Self) -> Bool {
-        lhs.user == rhs.user && lhs.schemes == rhs.schemes && constantTimeEquals(lhs.password, rhs.password)
+        lhs.user == rhs.user && lhs.schemes == rhs.schemes && lhs.password == rhs.password
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -68,6 +85,9 @@ public struct Credential: Sendable, Hashable, CustomStringConvertible, CustomDeb
     }
 
     public var debugDescription: String { description }
+    public var customMirror: Mirror {
+        Mirror(self, children: ["user": user, "password": password, "schemes": schemes], displayStyle: .struct)
+    }
 }
 
 /// A credential with the scope it is valid for, and whether it may cross plain `http`.
@@ -114,7 +134,7 @@ public enum CredentialPersistence: String, Sendable, Hashable, Codable {
 
 extension Credential {
     /// The password, for stores inside this package that must write it (a file store).
-    package var storedPassword: String { password }
+    package var storedPassword: Secret { password }
 }
 
 /// An in-memory ``CredentialStore``. Among matching entries, one limited to the realm asked

@@ -136,24 +136,8 @@ public struct DigestQOP: RawRepresentable, Hashable, Sendable, Codable, CustomSt
     public var description: String { rawValue }
 }
 
-/// Lowercase hexadecimal, as Digest writes hashes and `nc`.
-enum Hex {
-    private static let digits: [UInt8] = Array("0123456789abcdef".utf8)
-
-    static func encode(_ bytes: some Collection<UInt8>) -> String {
-        String(unsafeUninitializedCapacity: bytes.count * 2) { buffer in
-            var index = 0
-            for byte in bytes {
-                let high = byte >> 4
-                let low = byte & 0x0F
-                buffer[index] = high < 10 ? high + 48 : high + 87
-                buffer[index + 1] = low < 10 ? low + 48 : low + 87
-                index += 2
-            }
-            return index
-        }
-    }
-
+/// Digest's `nc`, in the package's one hex codec.
+extension Hex {
     /// `nc-value = 8LHEX`. [RFC 7616 §3.4](https://www.rfc-editor.org/rfc/rfc7616#section-3.4)
     static func nonceCount(_ value: UInt32) -> String {
         String(unsafeUninitializedCapacity: 8) { buffer in
@@ -169,9 +153,5 @@ enum Hex {
     static func parseNonceCount(_ text: String) -> UInt32? {
         guard text.utf8.count == 8, text.utf8.allSatisfy({ isHexDigit($0) }) else { return nil }
         return UInt32(text, radix: 16)
-    }
-
-    static func isHexDigit(_ byte: UInt8) -> Bool {
-        (0x30...0x39).contains(byte) || (0x61...0x66).contains(byte) || (0x41...0x46).contains(byte)
     }
 }

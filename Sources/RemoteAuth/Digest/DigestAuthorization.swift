@@ -104,20 +104,32 @@ public struct DigestAuthorization: Sendable, Hashable {
         parameters = credentials.parameters
     }
 
-    /// Parses an `Authorization` field value.
+    /// Parses an `Authorization` field value with the package's one auth-param parser: one
+    /// credentials value, `auth-scheme 1*SP #auth-param`, each name at most once.
+    /// [RFC 9110 §11.4](https://www.rfc-editor.org/rfc/rfc9110#section-11.4),
+    /// [§11.6.2](https://www.rfc-editor.org/rfc/rfc9110#section-11.6.2)
     ///
     /// - Throws: ``DigestError/Code/malformedAuthorization`` when it does not parse as one set
     ///   of credentials (the reason carries the ``ChallengeError``'s), and the errors of
     ///   ``init(_:)``.
     public init(headerValue: String) throws {
-        let parsed: [AuthenticationChallenge]
+        var parser = AuthFieldParser(headerValue)
+        var credentials = AuthenticationChallenge(scheme: parser.readCredentialsScheme())
+        guard credentials.hasScheme("Digest") else {
+            throw DigestError(.malformedAuthorization, "Authorization scheme '\(credentials.scheme)' is not Digest")
+        }
+        let content: AuthFieldParser.CredentialsContent
         do {
-            parsed = try AuthenticationChallenge.parse(headerValue)
+            content = try parser.parseCredentialsContent()
         } catch let error as ChallengeError {
             throw DigestError(.malformedAuthorization, "\(error.code): \(error.reason)")
         }
-        guard parsed.count == 1, let credentials = parsed.first else {
-            throw DigestError(.malformedAuthorization, "expected one set of credentials, found \(parsed.count)")
+        credentials.token68 = content.token68
+        for parameter in content.parameters {
+            guard credentials.parameter(parameter.name) == nil else {
+                throw DigestError(.malformedAuthorization, "parameter '\(parameter.name)' appears twice")
+            }
+            credentials.parameters.append(parameter)
         }
         try self.init(credentials)
     }

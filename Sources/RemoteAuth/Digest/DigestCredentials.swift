@@ -3,23 +3,46 @@
 /// [RFC 7616 §3.4.2](https://www.rfc-editor.org/rfc/rfc7616#section-3.4.2)
 ///
 /// `description` and `debugDescription` show the username and hide the secret.
-public struct DigestCredentials: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible {
-    enum Secret: Sendable, Hashable {
-        case password(String)
+public struct DigestCredentials: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible,
+    CustomReflectable
+{
+    /// Compared in constant time; hashed as a constant (see ``Secret``).
+    enum Stored: Sendable, Hashable {
+        case password(Secret)
         /// The raw digest bytes of `H(username:realm:password)` for one algorithm and realm.
         case ha1([UInt8])
+
+        static func == (lhs: Self, rhs: Self) -> Bool {
+            switch (lhs, rhs) {
+            case (.password(let a), .password(let b)): return a == b
+            case (.ha1(let a), .ha1(let b)): return constantTimeEquals(a, b)
+            default: return false
+            }
+        }
+
+        func hash(into hasher: inout Hasher) {
+            switch self {
+            case .password: hasher.combine(0 as UInt8)
+            case .ha1: hasher.combine(1 as UInt8)
+            }
+        }
     }
 
     /// The username, not hashed.
     public let username: String
-    let secret: Secret
+    let secret: Stored
 
     /// A username and password. Both are hashed as UTF-8
     /// ([RFC 7616 §3.4.1](https://www.rfc-editor.org/rfc/rfc7616#section-3.4.1),
     /// `charset=UTF-8`).
-    public init(username: String, password: String) {
+    public init(username: String, password: Secret) {
         self.username = username
         self.secret = .password(password)
+    }
+
+    /// A username and password, the password given as a plain string.
+    public init(username: String, password: String) {
+        self.init(username: username, password: Secret(password))
     }
 
     /// A username and the stored digest of `username ":" realm ":" password` (the non-session
@@ -37,7 +60,12 @@ public struct DigestCredentials: Sendable, Hashable, CustomStringConvertible, Cu
     func baseHA1(algorithm: DigestAlgorithm, realm: String) throws -> String {
         switch secret {
         case .password(let password):
-            return DigestComputation.baseHA1(algorithm: algorithm, username: username, realm: realm, password: password)
+            return DigestComputation.baseHA1(
+                algorithm: algorithm,
+                username: username,
+                realm: realm,
+                password: password.reveal()
+            )
         case .ha1(let bytes):
             guard bytes.count == algorithm.digestByteCount else {
                 throw DigestError(
@@ -56,10 +84,11 @@ public struct DigestCredentials: Sendable, Hashable, CustomStringConvertible, Cu
         case .ha1: return "DigestCredentials(username: \(String(reflecting: username)), ha1: <redacted>)"
         }
     }
+    public var customMirror: Mirror { Mirror(self, children: ["username": username], displayStyle: .struct) }
 }
 
-/// Where cnonces come from: by default 128 random bits from `SystemRandomNumberGenerator`, as
-/// 32 lowercase hex digits. Tests and reproducible runs pass a fixed or seeded source.
+/// Where cnonces come from: by default 128 bits from ``RandomSource/system``, as 32 lowercase
+/// hex digits. Tests and reproducible runs pass a fixed cnonce or a seeded ``RandomSource``.
 /// [RFC 7616 §3.4](https://www.rfc-editor.org/rfc/rfc7616#section-3.4) (`cnonce`)
 public struct DigestCnonceGenerator: Sendable {
     private let make: @Sendable () -> String
@@ -71,10 +100,12 @@ public struct DigestCnonceGenerator: Sendable {
     /// The next cnonce.
     public func next() -> String { make() }
 
-    /// 16 bytes from `SystemRandomNumberGenerator`, lowercase hex.
-    public static let system = DigestCnonceGenerator {
-        var generator = SystemRandomNumberGenerator()
-        return Hex.encode((0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
+    /// 16 bytes from ``RandomSource/system``, lowercase hex.
+    public static let system = random(.system)
+
+    /// 16 bytes from `source` for each cnonce, lowercase hex.
+    public static func random(_ source: RandomSource) -> DigestCnonceGenerator {
+        DigestCnonceGenerator { source.hex(byteCount: 16) }
     }
 
     /// Always `cnonce`; for tests and for reproducing a captured exchange.
@@ -160,18 +191,17 @@ package enum DigestComputation {
     /// `ext-value` of RFC 8187: `UTF-8''` and the percent-encoded octets, `attr-char` kept.
     /// [RFC 8187 §3.2.1](https://www.rfc-editor.org/rfc/rfc8187#section-3.2.1)
     static func extValue(_ value: String) -> String {
-        var output = "UTF-8''"
-        let hex: [Character] = Array("0123456789ABCDEF")
+        var output = Array("UTF-8''".utf8)
         for byte in value.utf8 {
             if isAttrChar(byte) {
-                output.append(Character(Unicode.Scalar(byte)))
+                output.append(byte)
             } else {
-                output.append("%")
-                output.append(hex[Int(byte >> 4)])
-                output.append(hex[Int(byte & 0x0F)])
+                output.append(UInt8(ascii: "%"))
+                output.append(Hex.digit(byte >> 4, uppercase: true))
+                output.append(Hex.digit(byte & 0x0F, uppercase: true))
             }
         }
-        return output
+        return String(decoding: output, as: UTF8.self)
     }
 
     /// Decodes an RFC 8187 `ext-value` in `UTF-8`; the language tag is ignored.
@@ -185,10 +215,10 @@ package enum DigestComputation {
         while index < encoded.count {
             let byte = encoded[index]
             if byte == UInt8(ascii: "%") {
-                guard index + 2 < encoded.count, Hex.isHexDigit(encoded[index + 1]), Hex.isHexDigit(encoded[index + 2]),
-                    let decoded = UInt8(String(decoding: encoded[(index + 1)...(index + 2)], as: UTF8.self), radix: 16)
+                guard index + 2 < encoded.count, let high = Hex.value(encoded[index + 1]),
+                    let low = Hex.value(encoded[index + 2])
                 else { return nil }
-                bytes.append(decoded)
+                bytes.append(high << 4 | low)
                 index += 3
             } else {
                 guard isAttrChar(byte) else { return nil }

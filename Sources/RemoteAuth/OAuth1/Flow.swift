@@ -64,6 +64,7 @@ extension OAuth1 {
     /// ```swift
     /// let flow = OAuth1.Flow(provider: .twitterStyle(baseURL: base), client: client, transport: transport,
     ///                        now: { Int64(Date().timeIntervalSince1970) })
+    /// // requestToken: OAuth1.RequestToken (temporary credentials); access.credentials: token credentials
     /// let requestToken = try await flow.requestToken(callback: "http://127.0.0.1:8765/callback")
     /// open(flow.authorizeURL(for: requestToken))                    // the user consents
     /// let verifier = try flow.verifier(fromCallback: callbackURL, for: requestToken)
@@ -83,9 +84,9 @@ extension OAuth1 {
         public init(
             provider: Provider,
             client: ClientCredentials,
-            privateKey: RSAPrivateKey? = nil,
             transport: any HTTPTransport,
             now: @escaping @Sendable () -> Int64,
+            privateKey: RSAPrivateKey? = nil,
             nonce: @escaping @Sendable () -> String = { Nonce.random() }
         ) {
             self.provider = provider
@@ -99,10 +100,10 @@ extension OAuth1 {
         /// Step 1: temporary credentials for `callback` (an absolute URL, or `oob` for the PIN
         /// flow). [RFC 5849 §2.1](https://www.rfc-editor.org/rfc/rfc5849#section-2.1)
         ///
-        /// - Throws: ``FlowError`` `.providerRefused` (with `oauth_problem` when given),
+        /// - Throws: ``OAuth1/FlowError`` `.providerRefused` (with `oauth_problem` when given),
         ///   `.callbackNotConfirmed` unless `oauth_callback_confirmed=true`, `.malformedResponse`
         ///   when `oauth_token` or `oauth_token_secret` is missing.
-        public func requestToken(callback: String, extra: [Parameter] = []) async throws -> TokenCredentials {
+        public func requestToken(callback: String, extra: [Parameter] = []) async throws -> RequestToken {
             let fields = try await post(
                 provider.requestTokenURL,
                 token: nil,
@@ -110,7 +111,8 @@ extension OAuth1 {
                 verifier: nil,
                 form: extra
             )
-            let token = try Self.credentials(in: fields, step: "request token")
+            let credentials = try Self.credentials(in: fields, step: "request token")
+            let token = RequestToken(token: credentials.token, secret: credentials.secret)
             guard fields.first(where: { $0.name == "oauth_callback_confirmed" })?.value == "true" else {
                 throw FlowError(
                     .callbackNotConfirmed,
@@ -122,7 +124,7 @@ extension OAuth1 {
 
         /// Step 2: where to send the user: the authorize URL with `oauth_token`.
         /// [RFC 5849 §2.2](https://www.rfc-editor.org/rfc/rfc5849#section-2.2)
-        public func authorizeURL(for requestToken: TokenCredentials) -> String {
+        public func authorizeURL(for requestToken: RequestToken) -> String {
             let separator = provider.authorizeURL.contains("?") ? "&" : "?"
             return provider.authorizeURL + separator + "oauth_token=" + PercentEncoding.encode(requestToken.token)
         }
@@ -130,16 +132,22 @@ extension OAuth1 {
         /// Step 2's answer: the verifier from the callback URL the user agent was sent to, after
         /// checking that its `oauth_token` is the pending request token.
         ///
-        /// - Throws: ``FlowError`` `.consentDenied` for a `denied=` callback, `.callbackMismatch`
-        ///   when `oauth_token` is another token (or missing), `.missingVerifier`.
-        public func verifier(fromCallback url: String, for requestToken: TokenCredentials) throws -> String {
+        /// - Throws: ``OAuth1/FlowError`` `.consentDenied` for a `denied=` callback, `.callbackMismatch`
+        ///   when `oauth_token` is another token (or missing), `.missingVerifier`, `.malformedResponse`
+        ///   for a query that is not form-encoded.
+        public func verifier(fromCallback url: String, for requestToken: RequestToken) throws -> String {
             let query: Substring
             if let mark = url.firstIndex(of: "?") {
                 query = url[url.index(after: mark)...].prefix { $0 != "#" }
             } else {
                 query = ""
             }
-            let parameters = try SignatureBaseString.formParameters(query)
+            let parameters: [(name: String, value: String)]
+            do {
+                parameters = try FormURLEncoding.decode(query)
+            } catch {
+                throw FlowError(.malformedResponse, "the callback's query is not form-encoded")
+            }
             func value(_ name: String) -> String? { parameters.first { $0.name == name }?.value }
             if let denied = value("denied") {
                 guard constantTimeEquals(denied, requestToken.token) else {
@@ -159,10 +167,10 @@ extension OAuth1 {
         /// Step 3: token credentials for the authorized request token and its verifier (from
         /// the callback, or the PIN the user typed).
         /// [RFC 5849 §2.3](https://www.rfc-editor.org/rfc/rfc5849#section-2.3)
-        public func accessToken(for requestToken: TokenCredentials, verifier: String) async throws -> AccessToken {
+        public func accessToken(for requestToken: RequestToken, verifier: String) async throws -> AccessToken {
             let fields = try await post(
                 provider.accessTokenURL,
-                token: requestToken,
+                token: requestToken.signingCredentials,
                 callback: nil,
                 verifier: verifier,
                 form: []
@@ -172,6 +180,43 @@ extension OAuth1 {
                 credentials: credentials,
                 fields: fields.filter { $0.name != "oauth_token" && $0.name != "oauth_token_secret" }
             )
+        }
+
+        /// The three legs in one call (RFC 5849 §2.1–§2.3): temporary credentials for
+        /// `callback`, the user's consent through `userAgent`, the verifier checked against the
+        /// pending request token, and the token credentials.
+        ///
+        /// `userAgent` is given the authorize URL and returns what came back: the callback URL
+        /// the provider redirected to (a loopback listener's callback, a web view's intercepted
+        /// navigation, a pasted URL) or, for `callback: "oob"`, the PIN the user typed.
+        ///
+        /// ```swift
+        /// let access = try await LoopbackCallbackListener.withListener { callbackURL, listener in
+        ///     try await flow.signIn(callback: callbackURL) { authorizeURL in
+        ///         openBrowser(authorizeURL)
+        ///         return try await listener.callback(timeout: .seconds(300))
+        ///     }
+        /// }
+        /// ```
+        ///
+        /// - Throws: the errors of ``requestToken(callback:extra:)``,
+        ///   ``verifier(fromCallback:for:)`` and ``accessToken(for:verifier:)``, and whatever
+        ///   `userAgent` throws.
+        public func signIn(
+            callback: String,
+            isolation: isolated (any Actor)? = #isolation,
+            userAgent: (_ authorizeURL: String) async throws -> String
+        ) async throws -> AccessToken {
+            let requestToken = try await requestToken(callback: callback)
+            let answer = try await userAgent(authorizeURL(for: requestToken))
+            let verifier: String
+            if callback == "oob" {
+                verifier = String(answer.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
+                guard !verifier.isEmpty else { throw FlowError(.missingVerifier, "no PIN was given") }
+            } else {
+                verifier = try self.verifier(fromCallback: answer, for: requestToken)
+            }
+            return try await accessToken(for: requestToken, verifier: verifier)
         }
 
         /// Reverse auth, step 1 (the app's server): the signed `OAuth …` string a device passes
@@ -228,7 +273,7 @@ extension OAuth1 {
             let (response, body) = try await send(url, token: token, callback: callback, verifier: verifier, form: form)
             guard response.status == .ok else { throw Self.refusal(response, body) }
             do {
-                return try SignatureBaseString.formParameters(String(decoding: body, as: UTF8.self))
+                return try FormURLEncoding.decode(bytes: body).map { Parameter($0.name, $0.value) }
             } catch {
                 throw FlowError(.malformedResponse, "the provider's answer is not form-encoded")
             }
@@ -244,11 +289,8 @@ extension OAuth1 {
             var request = try HTTPRequest(method: .post, absoluteURL: url)
             var body: [UInt8]? = nil
             if !form.isEmpty || provider.placement == .body {
-                request.headerFields[.contentType] = "application/x-www-form-urlencoded"
-                body = Array(
-                    form.map { PercentEncoding.encode($0.name) + "=" + PercentEncoding.encode($0.value) }
-                        .joined(separator: "&").utf8
-                )
+                request.headerFields[.contentType] = FormURLEncoding.mediaType
+                body = Array(OAuth1.formEncoded(form).utf8)
             }
             let signer = try Signer(
                 client: client,
@@ -266,7 +308,7 @@ extension OAuth1 {
                     verifier: verifier
                 ),
                 nonce: nonce(),
-                timestamp: String(now())
+                timestamp: now()
             )
             return try await transport.send(signed.request, body: signed.body)
         }
@@ -284,7 +326,7 @@ extension OAuth1 {
         /// The provider's refusal, with `oauth_problem` from the body or `WWW-Authenticate`
         /// (OAuth Problem Reporting) when it gave one.
         static func refusal(_ response: HTTPResponse, _ body: [UInt8]) -> FlowError {
-            var problem = (try? SignatureBaseString.formParameters(String(decoding: body, as: UTF8.self)))?
+            var problem = (try? FormURLEncoding.decode(bytes: body))?
                 .first { $0.name == "oauth_problem" }?.value
             if problem == nil {
                 for value in response.headerFields[values: .wwwAuthenticate] {
@@ -299,52 +341,58 @@ extension OAuth1 {
                 .providerRefused,
                 "the provider answered \(response.status.code)" + (problem.map { " with oauth_problem=\($0)" } ?? ""),
                 status: response.status.code,
-                problem: problem
+                problem: problem.map(Problem.init(rawValue:))
             )
         }
     }
 }
 
-/// A failure of the OAuth 1.0a flow, with a stable code; ``problem`` carries the provider's
-/// `oauth_problem` when it gave one. Never carries a secret.
-public struct FlowError: Error, Hashable, CustomStringConvertible {
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        private enum Base: String, Sendable {
-            case providerRefused, callbackNotConfirmed, malformedResponse, callbackMismatch, consentDenied,
-                missingVerifier
+extension OAuth1 {
+    /// A failure of the OAuth 1.0a flow, with a stable code; ``problem`` carries the provider's
+    /// `oauth_problem` when it gave one. Never carries a secret.
+    public struct FlowError: Error, Hashable, CustomStringConvertible {
+        public struct Code: Hashable, Sendable, CustomStringConvertible {
+            private enum Base: String, Sendable {
+                case providerRefused, callbackNotConfirmed, malformedResponse, callbackMismatch, consentDenied,
+                    missingVerifier
+            }
+            private let base: Base
+            private init(_ base: Base) { self.base = base }
+            /// A non-200 answer from the provider.
+            public static let providerRefused = Code(.providerRefused)
+            /// `oauth_callback_confirmed` missing or not `true` (RFC 5849 §2.1).
+            public static let callbackNotConfirmed = Code(.callbackNotConfirmed)
+            /// An answer without `oauth_token`/`oauth_token_secret`, or not form-encoded.
+            public static let malformedResponse = Code(.malformedResponse)
+            /// A callback for another request token than the pending one.
+            public static let callbackMismatch = Code(.callbackMismatch)
+            /// The user denied access (`denied=` on the callback).
+            public static let consentDenied = Code(.consentDenied)
+            /// A callback without `oauth_verifier`.
+            public static let missingVerifier = Code(.missingVerifier)
+            public var description: String { base.rawValue }
         }
-        private let base: Base
-        private init(_ base: Base) { self.base = base }
-        /// A non-200 answer from the provider.
-        public static let providerRefused = Code(.providerRefused)
-        /// `oauth_callback_confirmed` missing or not `true` (RFC 5849 §2.1).
-        public static let callbackNotConfirmed = Code(.callbackNotConfirmed)
-        /// An answer without `oauth_token`/`oauth_token_secret`, or not form-encoded.
-        public static let malformedResponse = Code(.malformedResponse)
-        /// A callback for another request token than the pending one.
-        public static let callbackMismatch = Code(.callbackMismatch)
-        /// The user denied access (`denied=` on the callback).
-        public static let consentDenied = Code(.consentDenied)
-        /// A callback without `oauth_verifier`.
-        public static let missingVerifier = Code(.missingVerifier)
-        public var description: String { base.rawValue }
+
+        public let code: Code
+        public let reason: String
+        /// The HTTP status of a refusal.
+        public let status: Int?
+        /// `oauth_problem`, when the provider reported one.
+        public let problem: Problem?
+
+        public init(_ code: Code, _ reason: String, status: Int? = nil, problem: Problem? = nil) {
+            self.code = code
+            self.reason = reason
+            self.status = status
+            self.problem = problem
+        }
+
+        public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
+        public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+        public var description: String { "OAuth1.FlowError.\(code): \(reason)" }
     }
-
-    public let code: Code
-    public let reason: String
-    /// The HTTP status of a refusal.
-    public let status: Int?
-    /// `oauth_problem`, when the provider reported one.
-    public let problem: String?
-
-    public init(_ code: Code, _ reason: String, status: Int? = nil, problem: String? = nil) {
-        self.code = code
-        self.reason = reason
-        self.status = status
-        self.problem = problem
-    }
-
-    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
-    public var description: String { "FlowError.\(code): \(reason)" }
 }
+
+/// The OAuth 1.0a flow's error, by its old name.
+@available(*, deprecated, renamed: "OAuth1.FlowError")
+public typealias FlowError = OAuth1.FlowError

@@ -50,31 +50,131 @@ extension OAuth1 {
     }
 
     /// The client credentials (consumer key and secret): [RFC 5849 §1.1](https://www.rfc-editor.org/rfc/rfc5849#section-1.1).
-    /// `description` shows the key and redacts the secret.
-    public struct ClientCredentials: Hashable, Sendable, Codable, CustomStringConvertible, CustomDebugStringConvertible
+    /// `description` shows the key and redacts the secret; the secret compares in constant time.
+    public struct ClientCredentials: Hashable, Sendable, Codable, CustomStringConvertible, CustomDebugStringConvertible,
+        CustomReflectable
     {
         public var key: String
-        public var secret: String
-        public init(key: String, secret: String) {
+        /// The consumer secret; empty for a client that signs with RSA-SHA1 only.
+        public var secret: Secret
+        public init(key: String, secret: Secret) {
             self.key = key
             self.secret = secret
         }
+        /// The same, the secret given as a plain string.
+        public init(key: String, secret: String) {
+            self.init(key: key, secret: Secret(secret))
+        }
         public var description: String { "ClientCredentials(key: \(key), secret: <redacted>)" }
         public var debugDescription: String { description }
+        public var customMirror: Mirror {
+            Mirror(self, children: ["key": key, "secret": secret], displayStyle: .struct)
+        }
     }
 
-    /// Token credentials or temporary credentials (token and token secret):
-    /// [RFC 5849 §1.1](https://www.rfc-editor.org/rfc/rfc5849#section-1.1). `description` shows the
-    /// token and redacts the secret.
-    public struct TokenCredentials: Hashable, Sendable, Codable, CustomStringConvertible, CustomDebugStringConvertible {
+    /// Token credentials (an access token and its secret):
+    /// [RFC 5849 §1.1](https://www.rfc-editor.org/rfc/rfc5849#section-1.1), what a signed call is
+    /// made with. `description` shows the token and redacts the secret.
+    public struct TokenCredentials: Hashable, Sendable, Codable, CustomStringConvertible, CustomDebugStringConvertible,
+        CustomReflectable
+    {
         public var token: String
-        public var secret: String
-        public init(token: String, secret: String) {
+        public var secret: Secret
+        public init(token: String, secret: Secret) {
             self.token = token
             self.secret = secret
         }
+        /// The same, the secret given as a plain string.
+        public init(token: String, secret: String) {
+            self.init(token: token, secret: Secret(secret))
+        }
         public var description: String { "TokenCredentials(token: \(token), secret: <redacted>)" }
         public var debugDescription: String { description }
+        public var customMirror: Mirror {
+            Mirror(self, children: ["token": token, "secret": secret], displayStyle: .struct)
+        }
+    }
+
+    /// Temporary credentials (a request token and its secret):
+    /// [RFC 5849 §1.1](https://www.rfc-editor.org/rfc/rfc5849#section-1.1),
+    /// [§2.1](https://www.rfc-editor.org/rfc/rfc5849#section-2.1). Good for one authorization
+    /// (step 2) and one exchange for ``TokenCredentials`` (step 3), never for a signed call; a
+    /// type of its own so that the two cannot be mixed up. `description` redacts the secret.
+    public struct RequestToken: Hashable, Sendable, Codable, CustomStringConvertible, CustomDebugStringConvertible,
+        CustomReflectable
+    {
+        /// `oauth_token`.
+        public var token: String
+        /// `oauth_token_secret`.
+        public var secret: Secret
+        public init(token: String, secret: Secret) {
+            self.token = token
+            self.secret = secret
+        }
+        /// The same, the secret given as a plain string.
+        public init(token: String, secret: String) {
+            self.init(token: token, secret: Secret(secret))
+        }
+        /// The pair in the form a ``Signer`` takes, for the step 3 request (§2.3), which the
+        /// temporary credentials sign.
+        public var signingCredentials: TokenCredentials { TokenCredentials(token: token, secret: secret) }
+        public var description: String { "RequestToken(token: \(token), secret: <redacted>)" }
+        public var debugDescription: String { description }
+        public var customMirror: Mirror {
+            Mirror(self, children: ["token": token, "secret": secret], displayStyle: .struct)
+        }
+    }
+
+    /// `oauth_problem` values of the OAuth Problem Reporting extension (2008), which reports what
+    /// [RFC 5849 §3.2](https://www.rfc-editor.org/rfc/rfc5849#section-3.2) leaves to the server's
+    /// 400 and 401 answers; as an open registry, so a value not listed here still round-trips.
+    /// Used by ``FlowError/problem`` on the client side and by the sandbox when it refuses.
+    public struct Problem: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public init(_ rawValue: String) { self.rawValue = rawValue }
+
+        /// `oauth_version` is not supported; `oauth_acceptable_versions` says which are.
+        public static let versionRejected = Self(rawValue: "version_rejected")
+        /// A required parameter is missing; `oauth_parameters_absent` names it.
+        public static let parameterAbsent = Self(rawValue: "parameter_absent")
+        /// A parameter is not accepted (duplicated, malformed, in two places).
+        public static let parameterRejected = Self(rawValue: "parameter_rejected")
+        /// `oauth_timestamp` is outside the accepted window.
+        public static let timestampRefused = Self(rawValue: "timestamp_refused")
+        /// `oauth_nonce` was already used with this timestamp.
+        public static let nonceUsed = Self(rawValue: "nonce_used")
+        /// `oauth_signature_method` is not supported.
+        public static let signatureMethodRejected = Self(rawValue: "signature_method_rejected")
+        /// The signature does not match.
+        public static let signatureInvalid = Self(rawValue: "signature_invalid")
+        /// `oauth_consumer_key` is unknown.
+        public static let consumerKeyUnknown = Self(rawValue: "consumer_key_unknown")
+        /// The consumer key is known but permanently refused.
+        public static let consumerKeyRejected = Self(rawValue: "consumer_key_rejected")
+        /// The consumer key is refused for now (throttled).
+        public static let consumerKeyRefused = Self(rawValue: "consumer_key_refused")
+        /// The token was already used (a request token exchanged once).
+        public static let tokenUsed = Self(rawValue: "token_used")
+        /// The token has expired.
+        public static let tokenExpired = Self(rawValue: "token_expired")
+        /// The token was revoked.
+        public static let tokenRevoked = Self(rawValue: "token_revoked")
+        /// The token is not accepted (unknown, or not good for this request).
+        public static let tokenRejected = Self(rawValue: "token_rejected")
+        /// `oauth_verifier` does not match the authorized request token (not in the extension;
+        /// the sandbox and several providers send it).
+        public static let verifierInvalid = Self(rawValue: "verifier_invalid")
+        /// The user must grant more before this request is allowed.
+        public static let additionalAuthorizationRequired = Self(rawValue: "additional_authorization_required")
+        /// The user has not decided yet.
+        public static let permissionUnknown = Self(rawValue: "permission_unknown")
+        /// The user denied access.
+        public static let permissionDenied = Self(rawValue: "permission_denied")
+        /// The user refused.
+        public static let userRefused = Self(rawValue: "user_refused")
+
+        public var description: String { rawValue }
     }
 }
 
@@ -119,10 +219,14 @@ public struct OAuth1Error: Error, Hashable, CustomStringConvertible {
     public let code: Code
     /// What went wrong, naming the parameter; never a secret.
     public let reason: String
+    /// The protocol parameter at fault (`oauth_timestamp`, `oauth_nonce`, …), when one is; what
+    /// a server reports as `oauth_parameters_absent` or `oauth_parameters_rejected`.
+    public let parameter: String?
 
-    public init(_ code: Code, _ reason: String) {
+    public init(_ code: Code, _ reason: String, parameter: String? = nil) {
         self.code = code
         self.reason = reason
+        self.parameter = parameter
     }
 
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }

@@ -48,14 +48,7 @@ extension OAuth1 {
         /// `true` for the RFC 3986 §2.3 unreserved set, which §3.6 leaves as it is.
         @inlinable
         public static func isUnreserved(_ octet: UInt8) -> Bool {
-            switch octet {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"),
-                UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
-                return true
-            default:
-                return false
-            }
+            FormURLEncoding.isUnreserved(octet)
         }
 
         /// Decodes `%XY` escapes (either case of hex digit) and, when `plusIsSpace` is set (the
@@ -65,42 +58,16 @@ extension OAuth1 {
         /// - Throws: ``OAuth1Error/Code-swift.struct/malformedEncoding`` for a `%` not followed by
         ///   two hexadecimal digits.
         public static func decode(_ encoded: some Collection<UInt8>, plusIsSpace: Bool) throws -> [UInt8] {
-            var output: [UInt8] = []
-            output.reserveCapacity(encoded.count)
-            var index = encoded.startIndex
-            while index != encoded.endIndex {
-                let octet = encoded[index]
-                if octet == UInt8(ascii: "%") {
-                    let first = encoded.index(after: index)
-                    guard first != encoded.endIndex, let high = hexValue(encoded[first]) else {
-                        throw OAuth1Error(.malformedEncoding, "a '%' is not followed by two hexadecimal digits")
-                    }
-                    let second = encoded.index(after: first)
-                    guard second != encoded.endIndex, let low = hexValue(encoded[second]) else {
-                        throw OAuth1Error(.malformedEncoding, "a '%' is not followed by two hexadecimal digits")
-                    }
-                    output.append(high << 4 | low)
-                    index = encoded.index(after: second)
-                    continue
-                }
-                output.append(plusIsSpace && octet == UInt8(ascii: "+") ? UInt8(ascii: " ") : octet)
-                index = encoded.index(after: index)
+            do {
+                return try FormURLEncoding.decodeOctets(encoded, plusIsSpace: plusIsSpace)
+            } catch let error as FormURLEncodingError {
+                throw OAuth1Error(.malformedEncoding, error.reason)
             }
-            return output
         }
 
         /// Decodes to text; invalid UTF-8 is replaced by U+FFFD.
         public static func decode(_ encoded: some StringProtocol, plusIsSpace: Bool = false) throws -> String {
             String(decoding: try decode(Array(encoded.utf8), plusIsSpace: plusIsSpace), as: UTF8.self)
-        }
-
-        static func hexValue(_ octet: UInt8) -> UInt8? {
-            switch octet {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): return octet - UInt8(ascii: "0")
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): return octet - UInt8(ascii: "A") + 10
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): return octet - UInt8(ascii: "a") + 10
-            default: return nil
-            }
         }
     }
 }

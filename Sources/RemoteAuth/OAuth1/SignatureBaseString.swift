@@ -130,34 +130,50 @@ extension OAuth1 {
         /// decoded name/value pairs, the way [RFC 5849 §3.4.1.3.1](https://www.rfc-editor.org/rfc/rfc5849#section-3.4.1.3.1)
         /// collects them: `&` separates pairs, the first `=` separates name from value, a pair
         /// without `=` has an empty value, `+` is a space, empty pairs (`a&&b`) are skipped.
+        /// Octets that are not UTF-8 become U+FFFD here (``FormURLEncoding/decode(_:)`` refuses them).
+        ///
+        /// - Note: Deprecated: use ``FormURLEncoding/decode(_:)``. Kept as a forwarder, with its
+        ///   lossy UTF-8, until its last callers move.
         public static func formParameters(_ encoded: some StringProtocol) throws -> [Parameter] {
             var result: [Parameter] = []
-            try forEachFormPair(Array(encoded.utf8)[...]) { name, value in
-                let name = try PercentEncoding.decode(name, plusIsSpace: true)
-                let value = try PercentEncoding.decode(value, plusIsSpace: true)
+            try FormURLEncoding.forEachPair(Array(encoded.utf8)[...]) { name, value in
+                let name = try OAuth1.decodeFormOctets(name)
+                let value = try OAuth1.decodeFormOctets(value)
                 result.append(Parameter(String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
             }
             return result
         }
+    }
+}
 
-        /// Calls `body` with the raw (still encoded) name and value of each pair.
-        static func forEachFormPair(
-            _ bytes: ArraySlice<UInt8>,
-            _ body: (ArraySlice<UInt8>, ArraySlice<UInt8>) throws -> Void
-        ) throws {
-            var start = bytes.startIndex
-            while start <= bytes.endIndex {
-                let end = bytes[start...].firstIndex(of: UInt8(ascii: "&")) ?? bytes.endIndex
-                let pair = bytes[start..<end]
-                if !pair.isEmpty {
-                    if let equals = pair.firstIndex(of: UInt8(ascii: "=")) {
-                        try body(pair[..<equals], pair[(equals + 1)...])
-                    } else {
-                        try body(pair, pair[pair.endIndex...])
-                    }
-                }
-                start = end + 1
-            }
+extension OAuth1 {
+    /// ``FormURLEncoding/decode(bytes:)`` as ``Parameter`` values, its errors as
+    /// ``OAuth1Error/Code-swift.struct/malformedEncoding``.
+    static func formParameters(bytes: some Collection<UInt8>) throws -> [Parameter] {
+        do {
+            return try FormURLEncoding.decode(bytes: bytes).map { Parameter($0.name, $0.value) }
+        } catch let error as FormURLEncodingError {
+            throw OAuth1Error(.malformedEncoding, error.reason)
+        }
+    }
+
+    /// ``FormURLEncoding/decode(_:)`` as ``Parameter`` values, its errors as
+    /// ``OAuth1Error/Code-swift.struct/malformedEncoding``.
+    static func formParameters(_ encoded: some StringProtocol) throws -> [Parameter] {
+        try formParameters(bytes: Array(encoded.utf8))
+    }
+
+    /// `name=value&…`, each percent-encoded (§3.6, the same octets as ``FormURLEncoding``).
+    static func formEncoded(_ parameters: [Parameter]) -> String {
+        FormURLEncoding.encode(parameters.map { ($0.name, $0.value) })
+    }
+
+    /// One form component's octets, `+` as a space; a bad `%` as ``OAuth1Error``.
+    static func decodeFormOctets(_ raw: ArraySlice<UInt8>) throws -> [UInt8] {
+        do {
+            return try FormURLEncoding.decodeOctets(raw)
+        } catch let error as FormURLEncodingError {
+            throw OAuth1Error(.malformedEncoding, error.reason)
         }
     }
 }
@@ -211,7 +227,7 @@ struct EncodedPairs {
     /// Appends every pair of a raw `application/x-www-form-urlencoded` string (§3.4.1.3.1):
     /// each name and value is decoded (`%XY`, `+` as space) and encoded again (§3.6) in one pass.
     mutating func appendForm(_ bytes: ArraySlice<UInt8>) throws {
-        try OAuth1.SignatureBaseString.forEachFormPair(bytes) { name, value in
+        try FormURLEncoding.forEachPair(bytes) { name, value in
             let nameStart = used
             try appendFormComponent(name)
             let valueStart = used
@@ -230,8 +246,8 @@ struct EncodedPairs {
                 var octet = raw[index]
                 if octet == UInt8(ascii: "%") {
                     guard index + 2 < raw.endIndex,
-                        let high = OAuth1.PercentEncoding.hexValue(raw[index + 1]),
-                        let low = OAuth1.PercentEncoding.hexValue(raw[index + 2])
+                        let high = Hex.value(raw[index + 1]),
+                        let low = Hex.value(raw[index + 2])
                     else {
                         throw OAuth1Error(.malformedEncoding, "a '%' is not followed by two hexadecimal digits")
                     }

@@ -61,7 +61,7 @@ extension OAuth1 {
     /// let signer = try OAuth1.Signer(client: client, token: token)
     /// let signed = try signer.sign(request, body: body, nonce: OAuth1.Nonce.random(), timestamp: now)
     /// ```
-    public struct Signer: Sendable {
+    public struct Signer: Sendable, CustomStringConvertible, CustomReflectable {
         public let client: ClientCredentials
         public let token: TokenCredentials?
         public let signatureMethod: SignatureMethod
@@ -109,15 +109,27 @@ extension OAuth1 {
             }
         }
 
+        public var description: String {
+            "Signer(\(client), token: \(token.map(\.description) ?? "none"), method: \(signatureMethod))"
+        }
+        /// The key material stays out of `dump` and test output.
+        public var customMirror: Mirror {
+            Mirror(
+                self,
+                children: ["client": client, "token": token as Any, "signatureMethod": signatureMethod],
+                displayStyle: .struct
+            )
+        }
+
         /// The HMAC key and the PLAINTEXT signature: the encoded client secret, `&`, the encoded
         /// token secret (empty when there is no token).
         /// [RFC 5849 §3.4.2](https://www.rfc-editor.org/rfc/rfc5849#section-3.4.2),
         /// [§3.4.4](https://www.rfc-editor.org/rfc/rfc5849#section-3.4.4)
-        static func signingKey(clientSecret: String, tokenSecret: String?) -> [UInt8] {
+        static func signingKey(clientSecret: Secret, tokenSecret: Secret?) -> [UInt8] {
             var key: [UInt8] = []
-            PercentEncoding.append(encoding: clientSecret.utf8, to: &key)
+            clientSecret.withRevealedUTF8 { PercentEncoding.append(encoding: $0, to: &key) }
             key.append(UInt8(ascii: "&"))
-            if let tokenSecret { PercentEncoding.append(encoding: tokenSecret.utf8, to: &key) }
+            tokenSecret?.withRevealedUTF8 { PercentEncoding.append(encoding: $0, to: &key) }
             return key
         }
 
@@ -175,7 +187,7 @@ extension OAuth1 {
                     Self.appendFormPair(parameter, to: &extended)
                 }
                 if !isForm {
-                    signedRequest.headerFields[.contentType] = FormBody.contentType
+                    signedRequest.headerFields[.contentType] = FormURLEncoding.mediaType
                 }
                 signedBody = extended
             }
@@ -187,6 +199,18 @@ extension OAuth1 {
                 protocolParameters: protocolParameters,
                 authorization: authorization
             )
+        }
+
+        /// ``sign(_:body:options:nonce:timestamp:)`` with the time as the rest of the OAuth 1.0a
+        /// API takes it: `Int64` seconds since 1970-01-01 UTC (§3.3), from the caller's clock.
+        public func sign(
+            _ request: HTTPRequest,
+            body: [UInt8]? = nil,
+            options: SigningOptions = SigningOptions(),
+            nonce: String?,
+            timestamp: Int64
+        ) throws -> SignedRequest {
+            try sign(request, body: body, options: options, nonce: nonce, timestamp: String(timestamp))
         }
 
         /// The `Authorization` value for `request` (§3.5.1), and nothing else: what
@@ -254,7 +278,7 @@ extension OAuth1 {
                 query = pathBytes[(mark + 1)...]
                 try pairs.appendForm(query!)
             }
-            let isForm = FormBody.isFormEncoded(request.headerFields)
+            let isForm = FormURLEncoding.isFormEncoded(request.headerFields)
             if options.placement == .body {
                 guard isForm || (body ?? []).isEmpty else {
                     throw OAuth1Error(
@@ -265,10 +289,8 @@ extension OAuth1 {
             }
             if isForm, let body, !body.isEmpty { try pairs.appendForm(body[...]) }
             for index in 0..<pairs.count where Self.collides(pairs.name(at: index), with: protocolParameters) {
-                throw OAuth1Error(
-                    .duplicateParameter,
-                    "the request already carries '\(String(decoding: pairs.name(at: index), as: UTF8.self))'"
-                )
+                let name = String(decoding: pairs.name(at: index), as: UTF8.self)
+                throw OAuth1Error(.duplicateParameter, "the request already carries '\(name)'", parameter: name)
             }
             for (index, parameter) in protocolParameters.enumerated() where index != signatureIndex {
                 pairs.append(name: parameter.name.utf8, value: parameter.value.utf8)
@@ -363,47 +385,27 @@ extension OAuth1 {
     public enum Nonce {
         /// 128 bits from the system's cryptographic random source, as 32 lowercase hex digits.
         public static func random() -> String {
-            var generator = SystemRandomNumberGenerator()
-            return random(using: &generator)
+            random(from: .system)
+        }
+
+        /// 128 bits from `source`, as 32 lowercase hex digits; pass ``RandomSource/seeded(_:)`` in tests.
+        public static func random(from source: RandomSource) -> String {
+            source.hex(byteCount: 16)
         }
 
         /// 128 bits from `generator`, as 32 lowercase hex digits; pass a seeded generator in tests.
         public static func random(using generator: inout some RandomNumberGenerator) -> String {
-            let digits = Array("0123456789abcdef".utf8)
-            var output: [UInt8] = []
-            output.reserveCapacity(32)
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(16)
             for _ in 0..<2 {
                 var word = generator.next() as UInt64
-                for _ in 0..<16 {
-                    output.append(digits[Int(word & 0xF)])
-                    word >>= 4
+                for _ in 0..<8 {
+                    bytes.append(UInt8(truncatingIfNeeded: word))
+                    word >>= 8
                 }
             }
-            return String(decoding: output, as: UTF8.self)
+            return Hex.encode(bytes)
         }
-    }
-}
-
-/// `application/x-www-form-urlencoded` bodies.
-enum FormBody {
-    static let contentType = "application/x-www-form-urlencoded"
-
-    /// `true` when the `Content-Type` is `application/x-www-form-urlencoded` (parameters such as
-    /// `charset` ignored, case-insensitive), the condition of RFC 5849 §3.4.1.3.1 for signing
-    /// the body's parameters.
-    static func isFormEncoded(_ fields: HTTPFields) -> Bool {
-        // The first Content-Type field (`fields[name]` would join every one of them).
-        guard let value = fields.first(where: { $0.name == .contentType })?.value else { return false }
-        if value == contentType { return true }
-        // The media type, before any `;` parameter, without surrounding white space.
-        var bytes = Substring(value).utf8
-        if let semicolon = bytes.firstIndex(of: UInt8(ascii: ";")) { bytes = bytes[..<semicolon] }
-        while let first = bytes.first, first == 0x20 || first == 0x09 { bytes = bytes.dropFirst() }
-        while let last = bytes.last, last == 0x20 || last == 0x09 { bytes = bytes.dropLast() }
-        return bytes.count == contentType.utf8.count
-            && zip(bytes, contentType.utf8).allSatisfy { a, b in
-                (a >= UInt8(ascii: "A") && a <= UInt8(ascii: "Z") ? a + 32 : a) == b
-            }
     }
 }
 

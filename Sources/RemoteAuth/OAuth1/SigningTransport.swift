@@ -20,9 +20,9 @@ extension OAuth1 {
             _ inner: any HTTPTransport,
             signer: Signer,
             origin: AuthScope,
+            now: @escaping @Sendable () -> Int64,
             placement: Placement = .header,
             realm: String? = nil,
-            now: @escaping @Sendable () -> Int64,
             nonce: @escaping @Sendable () -> String = { Nonce.random() }
         ) {
             self.inner = inner
@@ -43,7 +43,7 @@ extension OAuth1 {
                 body: body,
                 options: SigningOptions(placement: placement, realm: realm),
                 nonce: nonce(),
-                timestamp: String(now())
+                timestamp: now()
             )
             return try await inner.send(signed.request, body: signed.body)
         }

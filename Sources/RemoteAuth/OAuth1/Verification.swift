@@ -57,11 +57,11 @@ extension OAuth1 {
             let path = request.path ?? "/"
             var queryParameters: [Parameter] = []
             if let mark = path.firstIndex(of: "?") {
-                queryParameters = try SignatureBaseString.formParameters(path[path.index(after: mark)...])
+                queryParameters = try OAuth1.formParameters(path[path.index(after: mark)...])
             }
             var bodyParameters: [Parameter] = []
-            if FormBody.isFormEncoded(request.headerFields), let body, !body.isEmpty {
-                bodyParameters = try SignatureBaseString.formParameters(String(decoding: body, as: UTF8.self))
+            if FormURLEncoding.isFormEncoded(request.headerFields), let body, !body.isEmpty {
+                bodyParameters = try OAuth1.formParameters(bytes: body)
             }
 
             let sources: [(Placement, [Parameter])] = [
@@ -87,7 +87,11 @@ extension OAuth1 {
                         continue
                     }
                     guard seen.insert(parameter.name).inserted else {
-                        throw OAuth1Error(.duplicateParameter, "'\(parameter.name)' appears more than once")
+                        throw OAuth1Error(
+                            .duplicateParameter,
+                            "'\(parameter.name)' appears more than once",
+                            parameter: parameter.name
+                        )
                     }
                     if parameter.name == "oauth_signature" {
                         signature = parameter.value
@@ -99,31 +103,40 @@ extension OAuth1 {
 
             func value(_ name: String) -> String? { protocolParameters.first { $0.name == name }?.value }
             guard value("oauth_consumer_key") != nil else {
-                throw OAuth1Error(.missingParameter, "oauth_consumer_key is absent")
+                throw OAuth1Error(.missingParameter, "oauth_consumer_key is absent", parameter: "oauth_consumer_key")
             }
             guard let methodName = value("oauth_signature_method") else {
-                throw OAuth1Error(.missingParameter, "oauth_signature_method is absent")
+                throw OAuth1Error(
+                    .missingParameter,
+                    "oauth_signature_method is absent",
+                    parameter: "oauth_signature_method"
+                )
             }
             let method = SignatureMethod(rawValue: methodName)
             guard SignatureMethod.supported.contains(method) else {
                 throw OAuth1Error(
                     .unsupportedSignatureMethod,
-                    "oauth_signature_method '\(methodName)' is not supported"
+                    "oauth_signature_method '\(methodName)' is not supported",
+                    parameter: "oauth_signature_method"
                 )
             }
             guard let signature else {
-                throw OAuth1Error(.missingParameter, "oauth_signature is absent")
+                throw OAuth1Error(.missingParameter, "oauth_signature is absent", parameter: "oauth_signature")
             }
             if method != .plaintext {
                 guard value("oauth_timestamp") != nil else {
-                    throw OAuth1Error(.missingParameter, "oauth_timestamp is absent")
+                    throw OAuth1Error(.missingParameter, "oauth_timestamp is absent", parameter: "oauth_timestamp")
                 }
                 guard value("oauth_nonce") != nil else {
-                    throw OAuth1Error(.missingParameter, "oauth_nonce is absent")
+                    throw OAuth1Error(.missingParameter, "oauth_nonce is absent", parameter: "oauth_nonce")
                 }
             }
             if let version = value("oauth_version"), version != "1.0" {
-                throw OAuth1Error(.unsupportedVersion, "oauth_version '\(version)' is not 1.0")
+                throw OAuth1Error(
+                    .unsupportedVersion,
+                    "oauth_version '\(version)' is not 1.0",
+                    parameter: "oauth_version"
+                )
             }
 
             let baseStringURI = try SignatureBaseString.baseStringURI(of: request)
@@ -163,17 +176,22 @@ extension OAuth1 {
         public func checkTimestamp(now: Int64, window: Int64 = 300) throws {
             guard let text = timestamp else {
                 if signatureMethod == .plaintext { return }
-                throw OAuth1Error(.missingParameter, "oauth_timestamp is absent")
+                throw OAuth1Error(.missingParameter, "oauth_timestamp is absent", parameter: "oauth_timestamp")
             }
             guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
                 let value = Int64(text)
             else {
-                throw OAuth1Error(.timestampRefused, "oauth_timestamp '\(text)' is not a number of seconds")
+                throw OAuth1Error(
+                    .timestampRefused,
+                    "oauth_timestamp '\(text)' is not a number of seconds",
+                    parameter: "oauth_timestamp"
+                )
             }
             guard abs(value - now) <= window else {
                 throw OAuth1Error(
                     .timestampRefused,
-                    "oauth_timestamp is \(value - now) s from the server's clock (window ±\(window) s)"
+                    "oauth_timestamp is \(value - now) s from the server's clock (window ±\(window) s)",
+                    parameter: "oauth_timestamp"
                 )
             }
         }
@@ -184,14 +202,14 @@ extension OAuth1 {
         ///
         /// - Throws: ``OAuth1Error/Code-swift.struct/invalidSignature`` when the signature does
         ///   not match; ``OAuth1Error/Code-swift.struct/missingKey`` for RSA-SHA1 without `publicKey`.
-        public func verify(clientSecret: String, tokenSecret: String?, publicKey: RSAPublicKey? = nil) throws {
+        public func verify(clientSecret: Secret, tokenSecret: Secret?, publicKey: RSAPublicKey? = nil) throws {
             let valid: Bool
             let baseString = Array(signatureBaseString.utf8)
             switch signatureMethod {
             case .hmacSHA1, .hmacSHA256:
                 let key = SymmetricKey(data: Signer.signingKey(clientSecret: clientSecret, tokenSecret: tokenSecret))
                 guard let received = RemoteAuthBase64.decode(signature) else {
-                    throw OAuth1Error(.invalidSignature, "oauth_signature is not Base64")
+                    throw OAuth1Error(.invalidSignature, "oauth_signature is not Base64", parameter: "oauth_signature")
                 }
                 if signatureMethod == .hmacSHA1 {
                     valid = HMAC<Insecure.SHA1>.isValidAuthenticationCode(
@@ -210,7 +228,7 @@ extension OAuth1 {
                     throw OAuth1Error(.missingKey, "RSA-SHA1 is verified with the client's RSA public key")
                 }
                 guard let received = RemoteAuthBase64.decode(signature) else {
-                    throw OAuth1Error(.invalidSignature, "oauth_signature is not Base64")
+                    throw OAuth1Error(.invalidSignature, "oauth_signature is not Base64", parameter: "oauth_signature")
                 }
                 valid = publicKey.isValidSignature(received, for: baseString)
             default:
@@ -220,110 +238,60 @@ extension OAuth1 {
                 )
             }
             guard valid else {
-                throw OAuth1Error(.invalidSignature, "oauth_signature does not match the request")
+                throw OAuth1Error(
+                    .invalidSignature,
+                    "oauth_signature does not match the request",
+                    parameter: "oauth_signature"
+                )
             }
+        }
+
+        /// ``verify(clientSecret:tokenSecret:publicKey:)`` with the secrets as plain strings.
+        public func verify(clientSecret: String, tokenSecret: String?, publicKey: RSAPublicKey? = nil) throws {
+            try verify(
+                clientSecret: Secret(clientSecret),
+                tokenSecret: tokenSecret.map { Secret($0) },
+                publicKey: publicKey
+            )
         }
     }
 
     /// The `Authorization: OAuth` header: [RFC 5849 §3.5.1](https://www.rfc-editor.org/rfc/rfc5849#section-3.5.1).
     public enum AuthorizationHeader {
-        /// Parses an `Authorization` value. Returns `nil` when its scheme is not `OAuth` (compared
-        /// case-insensitively); otherwise the `realm` and the other parameters, names and values
-        /// percent-decoded (§3.6).
+        /// Parses an `Authorization` value (or a `WWW-Authenticate` challenge of the `OAuth`
+        /// scheme). Returns `nil` when its scheme is not `OAuth` (compared case-insensitively);
+        /// otherwise the `realm` and the other parameters, names and values percent-decoded
+        /// (§3.6). The grammar is the package's one auth-param parser: `OAuth 1*SP #auth-param`
+        /// ([RFC 9110 §11.4](https://www.rfc-editor.org/rfc/rfc9110#section-11.4),
+        /// [§11.2](https://www.rfc-editor.org/rfc/rfc9110#section-11.2)); a name may repeat here,
+        /// and ``ReceivedRequest`` refuses a repeated `oauth_*` parameter.
         ///
         /// - Throws: ``OAuth1Error/Code-swift.struct/malformedHeader`` when the parameters do not
         ///   follow `name="value"` separated by commas.
         public static func parse(_ value: String) throws -> (realm: String?, parameters: [Parameter])? {
-            let bytes = Array(value.utf8)
-            var index = 0
-            func skipSpaces() { while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x09 { index += 1 } }
-            skipSpaces()
-            let schemeStart = index
-            while index < bytes.count, bytes[index] != 0x20, bytes[index] != 0x09 { index += 1 }
-            let scheme = String(decoding: bytes[schemeStart..<index], as: UTF8.self)
-            guard scheme.lowercased() == "oauth" else { return nil }
+            var parser = AuthFieldParser(value)
+            guard asciiCaseInsensitiveEquals(parser.readCredentialsScheme(), "OAuth") else { return nil }
+            let content: AuthFieldParser.CredentialsContent
+            do {
+                content = try parser.parseCredentialsContent()
+            } catch let error as ChallengeError {
+                throw OAuth1Error(.malformedHeader, error.reason)
+            }
+            if content.token68 != nil {
+                throw OAuth1Error(.malformedHeader, "expected name=\"value\" parameters after 'OAuth'")
+            }
             var realm: String? = nil
             var parameters: [Parameter] = []
-            while true {
-                skipSpaces()
-                while index < bytes.count, bytes[index] == UInt8(ascii: ",") {
-                    index += 1
-                    skipSpaces()
-                }
-                if index == bytes.count { break }
-                let nameStart = index
-                while index < bytes.count, isTokenCharacter(bytes[index]) { index += 1 }
-                guard index > nameStart else {
-                    throw OAuth1Error(.malformedHeader, "expected a parameter name at offset \(index)")
-                }
-                let rawName = bytes[nameStart..<index]
-                skipSpaces()
-                guard index < bytes.count, bytes[index] == UInt8(ascii: "=") else {
-                    throw OAuth1Error(
-                        .malformedHeader,
-                        "parameter '\(String(decoding: rawName, as: UTF8.self))' has no '='"
-                    )
-                }
-                index += 1
-                skipSpaces()
-                var rawValue: [UInt8] = []
-                if index < bytes.count, bytes[index] == UInt8(ascii: "\"") {
-                    index += 1
-                    var closed = false
-                    while index < bytes.count {
-                        let octet = bytes[index]
-                        if octet == UInt8(ascii: "\\"), index + 1 < bytes.count {
-                            rawValue.append(bytes[index + 1])
-                            index += 2
-                            continue
-                        }
-                        if octet == UInt8(ascii: "\"") {
-                            closed = true
-                            index += 1
-                            break
-                        }
-                        rawValue.append(octet)
-                        index += 1
-                    }
-                    guard closed else {
-                        throw OAuth1Error(
-                            .malformedHeader,
-                            "unterminated quoted value for '\(String(decoding: rawName, as: UTF8.self))'"
-                        )
-                    }
+            for parameter in content.parameters {
+                let name = try PercentEncoding.decode(parameter.name)
+                if asciiCaseInsensitiveEquals(name, "realm") {
+                    // A quoted-string, not percent-encoded.
+                    realm = parameter.value
                 } else {
-                    // Unquoted values are tolerated (some clients send them).
-                    while index < bytes.count, isTokenCharacter(bytes[index]) || bytes[index] == UInt8(ascii: "%") {
-                        rawValue.append(bytes[index])
-                        index += 1
-                    }
-                }
-                let name = String(decoding: try PercentEncoding.decode(rawName, plusIsSpace: false), as: UTF8.self)
-                if name.lowercased() == "realm" {
-                    realm = String(decoding: rawValue, as: UTF8.self)
-                } else {
-                    let decoded = try PercentEncoding.decode(rawValue, plusIsSpace: false)
-                    parameters.append(Parameter(name, String(decoding: decoded, as: UTF8.self)))
-                }
-                skipSpaces()
-                if index < bytes.count {
-                    guard bytes[index] == UInt8(ascii: ",") else {
-                        throw OAuth1Error(.malformedHeader, "expected ',' after parameter '\(name)'")
-                    }
+                    parameters.append(Parameter(name, try PercentEncoding.decode(parameter.value)))
                 }
             }
             return (realm, parameters)
-        }
-
-        /// RFC 9110 §5.6.2 `tchar`.
-        static func isTokenCharacter(_ octet: UInt8) -> Bool {
-            switch octet {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"):
-                return true
-            default:
-                return "!#$%&'*+-.^_`|~".utf8.contains(octet)
-            }
         }
     }
 }
