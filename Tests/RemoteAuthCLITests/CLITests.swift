@@ -153,7 +153,7 @@ let twitterArguments = [
         #expect(noBase.stdout == "")
         #expect(noBase.stderr.hasPrefix("remote-auth: no base string"))
 
-        // The oauth.net test key and case (see ../shared/vectors/SOURCES.md).
+        // The oauth.net test key and case (see Tests/Vectors/SOURCES.md).
         let vectors =
             try JSONSerialization.jsonObject(with: Data(contentsOf: try vectorsURL("oauth1_signing.json")))
             as! [[String: Any]]
@@ -210,16 +210,14 @@ let twitterArguments = [
     }
 }
 
-/// `../shared/vectors/NAME` beside the package root; throws when it is missing.
+/// `Tests/Vectors/NAME` under the package root; throws when it is missing.
 func vectorsURL(_ name: String, file: String = #filePath) throws -> URL {
     var dir = URL(fileURLWithPath: file).deletingLastPathComponent()
     while dir.path != "/" {
         if FileManager.default.fileExists(atPath: dir.appendingPathComponent("Package.swift").path) {
-            let url = dir.deletingLastPathComponent().appendingPathComponent("shared/vectors/\(name)")
+            let url = dir.appendingPathComponent("Tests/Vectors/\(name)")
             guard FileManager.default.fileExists(atPath: url.path) else {
-                throw CLI.Missing(
-                    description: "\(url.path) is missing (expected ../shared/vectors beside the package root)"
-                )
+                throw CLI.Missing(description: "vector file \(url.path) is missing")
             }
             return url
         }
