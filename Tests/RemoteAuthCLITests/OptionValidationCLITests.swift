@@ -13,7 +13,9 @@ import Testing
         var testDescription: String { arguments.joined(separator: " ") }
     }
 
-    static let sign = ["sign", "oauth1", "GET", "https://example.com/", "--consumer-key", "k", "--consumer-secret", "s"]
+    static let sign = [
+        "sign", "oauth1", "GET", "https://example.com/", "--consumer-key", "k", "--consumer-secret", "s",
+    ]
     static let authorize = [
         "authorize", "oauth1", "--profile", "p", "--consumer-key", "k", "--consumer-secret", "s",
         "--request-token-url", "http://127.0.0.1:9/rt", "--access-token-url", "http://127.0.0.1:9/at",

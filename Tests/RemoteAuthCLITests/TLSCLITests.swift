@@ -99,7 +99,9 @@ import Testing
         )
         #expect(with.status == 0)
         #expect(with.stdout == aliceJSON)
-        let without = try await CLI.run(["request", "--cacert", serverCert, "--user", "alice:wonderland", base + "/basic/"])
+        let without = try await CLI.run([
+            "request", "--cacert", serverCert, "--user", "alice:wonderland", base + "/basic/",
+        ])
         #expect(without.status == 2)
         #expect(without.stderr.hasPrefix("remote-auth: request failed: NIOHTTP1Transport: "))
     }

@@ -264,7 +264,10 @@ import Testing
             let refused = await #expect(throws: NIOSSLError.self) {
                 _ = try await Wire.send(request, tls: TLSConfiguration.makeClientConfiguration())
             }
-            #expect(refused.map { "\($0)" }?.contains("CERTIFICATE_VERIFY_FAILED") == true, "\(String(describing: refused))")
+            #expect(
+                refused.map { "\($0)" }?.contains("CERTIFICATE_VERIFY_FAILED") == true,
+                "\(String(describing: refused))"
+            )
         }
     }
 }
