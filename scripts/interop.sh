@@ -16,20 +16,23 @@
 #   openssl + curl    mutual TLS: client certificates and PKCS#12 bundles against --client-ca
 #   httpbin (PyPI, under gunicorn) a Digest server for `remote-auth request`: MD5, SHA-256 × auth, auth-int
 #
+# The PyPI peers are pinned in scripts/requirements.txt and installed into one venv,
+# .build/interop-venv (REMOTE_AUTH_INTEROP_VENV to put it elsewhere), whose bin/ comes first on
+# PATH for every peer script. The consent page screenshot goes to .build/interop/consent-page.png
+# (docs/consent-page.png is refreshed only by hand, see docs/interop.md). Needs nothing outside
+# the repository but the Swift toolchain, python3 with venv, and apt.
+#
 # The last line is the total: 'interop: N passed, M failed'.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/interop/lib.sh
+interop_begin interop
 
 export PIP_ROOT_USER_ACTION=ignore PIP_DISABLE_PIP_VERSION_CHECK=1 DEBIAN_FRONTEND=noninteractive
 
 echo "interop: installing peers (curl, openssl, chromium, chromium-driver from Debian)"
-sudo=""
-if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
-if ! $sudo apt-get update -qq; then
-    echo "interop: FAILED: apt-get update" >&2
-    exit 1
-fi
-if ! $sudo apt-get install -y -qq curl openssl chromium chromium-driver >/dev/null; then
+if ! apt_install curl openssl chromium chromium-driver; then
+    sed 's/^/  /' "$work/apt.log" | tail -n 20 >&2
     echo "interop: FAILED to install curl, openssl, chromium, chromium-driver from Debian" >&2
     exit 1
 fi
@@ -37,11 +40,14 @@ for tool in curl openssl chromium chromedriver; do
     command -v "$tool" >/dev/null || { echo "interop: $tool is not on PATH after installing it" >&2; exit 1; }
 done
 
-echo "interop: installing peers (oauthlib, pyjwt, cryptography, requests, selenium, httpbin, gunicorn from PyPI)"
-if ! python3 -m pip install --quiet oauthlib pyjwt cryptography requests selenium httpbin gunicorn; then
-    echo "interop: FAILED to install oauthlib, pyjwt, cryptography, requests, selenium, httpbin, gunicorn from PyPI" >&2
+venv="${REMOTE_AUTH_INTEROP_VENV:-$PWD/.build/interop-venv}"
+echo "interop: installing peers (scripts/requirements.txt from PyPI) into $venv"
+if ! { [ -x "$venv/bin/python" ] || python3 -m venv "$venv"; } ||
+    ! "$venv/bin/python" -m pip install --quiet -r scripts/requirements.txt; then
+    echo "interop: FAILED to install scripts/requirements.txt from PyPI into $venv" >&2
     exit 1
 fi
+export PATH="$venv/bin:$PATH"
 python3 -c "import oauthlib, jwt, cryptography, requests, selenium, httpbin" 2>/dev/null ||
     { echo "interop: a Python peer is not importable" >&2; exit 1; }
 command -v gunicorn >/dev/null || { echo "interop: gunicorn is not on PATH after installing it" >&2; exit 1; }
@@ -53,23 +59,6 @@ echo "interop: $(curl --version | head -n 1 | cut -d' ' -f1-2), $(openssl versio
 swift build --product remote-auth
 binary="$(swift build --show-bin-path)/remote-auth"
 
-work="$(mktemp -d)"
-sandbox_pids=()
-cleanup() {
-    local pid
-    for pid in "${sandbox_pids[@]}"; do
-        if kill -0 "$pid" 2>/dev/null; then
-            kill -TERM "$pid" 2>/dev/null || true
-            wait "$pid" 2>/dev/null || true
-        fi
-    done
-    rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-passed=0
-failed=0
 # step NAME COMMAND...: runs one peer's script, shows its output and adds its closing
 # 'NAME: N passed, M failed' line to the total; a script that ends without one counts as a failure.
 step() {
@@ -95,7 +84,7 @@ step() {
 }
 
 echo "interop: oauthlib verifies requests signed by remote-auth"
-step oauthlib python3 scripts/interop/oauthlib_verify.py "$binary" ../shared/vectors 300
+step oauthlib python3 scripts/interop/oauthlib_verify.py "$binary" Tests/Vectors 300
 
 echo "interop: remote-auth signs in to, and is verified by, an OAuth 1.0a provider built on oauthlib"
 step oauthlib-provider python3 scripts/interop/oauthlib_provider.py "$binary"
@@ -109,7 +98,7 @@ step mtls bash scripts/interop/mtls_pkcs12.sh "$binary"
 # The sandbox's --config: the RSA-SHA1 consumer the oauthlib flow needs (the public key of the
 # vector rfc5849_1.2_photos_rsa_sha1, whose private key oauthlib signs with), and one more
 # consumer and user, which sandbox_oauthlib.py reads from the same file.
-python3 - ../shared/vectors "$work/sandbox.json" <<'EOF'
+python3 - Tests/Vectors "$work/sandbox.json" <<'EOF'
 import json, sys
 with open(f"{sys.argv[1]}/oauth1_signing.json") as f:
     vector = next(v for v in json.load(f) if v["name"] == "rfc5849_1.2_photos_rsa_sha1")
@@ -118,59 +107,35 @@ with open(sys.argv[2], "w") as f:
                              {"key": "interop-consumer", "secret": "interop secret + ü", "name": "Interop App"}],
                "users": [{"name": "bob", "password": "builder"}]}, f)
 EOF
-# start_sandbox NAME ARGS...: starts `remote-auth sandbox --port 0 ARGS...` in the background and
-# sets `url` from its first line, 'RemoteAuth sandbox listening on http(s)://127.0.0.1:PORT'; waits
-# 15 seconds at most. On failure `url` is empty and the sandbox's output has been shown.
-start_sandbox() {
-    local name="$1" pid first
-    shift
-    # The files exist before the sandbox starts: the loop below may read before its redirections run.
-    : >"$work/$name.out"
-    : >"$work/$name.err"
-    "$binary" sandbox --port 0 "$@" </dev/null >"$work/$name.out" 2>"$work/$name.err" &
-    pid=$!
-    sandbox_pids+=("$pid")
-    url=""
-    for _ in $(seq 1 150); do
-        first="$(head -n 1 "$work/$name.out" || true)"
-        if [[ "$first" =~ ^RemoteAuth\ sandbox\ listening\ on\ (https?://127\.0\.0\.1:[0-9]+)$ ]]; then
-            url="${BASH_REMATCH[1]}"
-            echo "interop: sandbox ($name) at $url"
-            return
-        fi
-        kill -0 "$pid" 2>/dev/null || break
-        sleep 0.1
-    done
-    echo "interop: the sandbox ($name) did not say 'RemoteAuth sandbox listening on http://127.0.0.1:PORT' within 15 s"
-    echo "interop: its stdout:"; sed 's/^/  /' "$work/$name.out"
-    echo "interop: its stderr:"; sed 's/^/  /' "$work/$name.err"
-    failed=$((failed + 1))
+# sandbox NAME ARGS...: a sandbox started through lib.sh's start_sandbox; sets `url`, or counts a
+# failure and leaves `url` empty.
+sandbox() {
+    if start_sandbox "$1" "$binary" "${@:2}"; then
+        echo "interop: sandbox ($1) at $url"
+    else
+        failed=$((failed + 1))
+    fi
 }
 
-start_sandbox sandbox --config "$work/sandbox.json"
+sandbox sandbox --config "$work/sandbox.json"
 if [ -n "$url" ]; then
     echo "interop: oauthlib runs the sandbox's three-legged flow"
-    step sandbox-oauthlib python3 scripts/interop/sandbox_oauthlib.py "$url" ../shared/vectors --config "$work/sandbox.json"
+    step sandbox-oauthlib python3 scripts/interop/sandbox_oauthlib.py "$url" Tests/Vectors --config "$work/sandbox.json"
     echo "interop: curl authenticates with Basic and Digest"
     step curl bash scripts/interop/curl_auth.sh "$url"
     echo "interop: headless Chromium consents on the authorize page"
-    step browser python3 scripts/interop/consent_browser.py "$url" docs/consent-page.png
+    mkdir -p .build/interop
+    step browser python3 scripts/interop/consent_browser.py "$url" .build/interop/consent-page.png
 fi
-start_sandbox auto-approve --auto-approve
+sandbox auto-approve --auto-approve
 if [ -n "$url" ]; then
     echo "interop: oauthlib against a sandbox started with --auto-approve"
-    step auto-approve python3 scripts/interop/sandbox_oauthlib.py "$url" ../shared/vectors --auto-approve
+    step auto-approve python3 scripts/interop/sandbox_oauthlib.py "$url" Tests/Vectors --auto-approve
 fi
-start_sandbox tls --tls
+sandbox tls --tls
 if [ -n "$url" ]; then
-    # The SPKI pin it prints after the URL: 'sha256//' and the base64 of 32 bytes.
-    pin=""
-    for _ in $(seq 1 50); do
-        pin="$(grep -o -m 1 'sha256//[A-Za-z0-9+/]\{43\}=' "$work/tls.out" || true)"
-        [ -n "$pin" ] && break
-        sleep 0.1
-    done
-    if [ -z "$pin" ]; then
+    # The SPKI pin it prints after the URL.
+    if ! sandbox_pin tls; then
         echo "interop: the sandbox (tls) printed no 'sha256//…' SPKI pin; its stdout:"; sed 's/^/  /' "$work/tls.out"
         failed=$((failed + 1))
     else
@@ -179,26 +144,20 @@ if [ -n "$url" ]; then
     fi
 fi
 # httpbin under gunicorn on a free loopback port, for `remote-auth request`'s Digest.
-httpbin_port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')"
+httpbin_port="$(free_port)"
 gunicorn --bind "127.0.0.1:$httpbin_port" --workers 1 --log-level warning httpbin:app \
     </dev/null >"$work/httpbin.out" 2>&1 &
-sandbox_pids+=("$!")
-httpbin_up=""
-for _ in $(seq 1 150); do
-    if curl -s -o /dev/null "http://127.0.0.1:$httpbin_port/get"; then httpbin_up=yes; break; fi
-    sleep 0.1
-done
-if [ -z "$httpbin_up" ]; then
+pids+=("$!")
+if ! wait_for_http "http://127.0.0.1:$httpbin_port/get"; then
     echo "interop: httpbin did not answer on 127.0.0.1:$httpbin_port within 15 s; its output:"
     sed 's/^/  /' "$work/httpbin.out"
     failed=$((failed + 1))
 else
     echo "interop: remote-auth request authenticates to httpbin's Digest routes ($(python3 -c 'import importlib.metadata as m; print("httpbin", m.version("httpbin"))'))"
-    mkdir -p "$work/httpbin"
-    step httpbin env TMPDIR_HTTPBIN="$work/httpbin" bash scripts/interop/httpbin_digest.sh "$binary" "http://127.0.0.1:$httpbin_port"
+    step httpbin bash scripts/interop/httpbin_digest.sh "$binary" "http://127.0.0.1:$httpbin_port"
 fi
 
-for pid in "${sandbox_pids[@]}"; do
+for pid in "${pids[@]}"; do
     if ! kill -0 "$pid" 2>/dev/null; then
         echo "interop: a sandbox (pid $pid) died during the run"
         failed=$((failed + 1))

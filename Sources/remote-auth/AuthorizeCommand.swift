@@ -28,9 +28,6 @@ struct OAuth1ProviderOptions: ParsableArguments {
     @Option(help: "The temporary-credential (request token) URL.")
     var requestTokenURL: String
 
-    @Option(help: "The resource-owner authorization URL.")
-    var authorizeURL: String?
-
     @Option(help: "The token-credential (access token) URL.")
     var accessTokenURL: String
 
@@ -41,7 +38,9 @@ struct OAuth1ProviderOptions: ParsableArguments {
         return OAuth1.ClientCredentials(key: consumerKey, secret: secret)
     }
 
-    func provider() -> OAuth1.Provider {
+    /// The provider's endpoints; reverse auth has no authorize step, so its profile keeps the
+    /// request token URL there unless `--authorize-url` names one.
+    func provider(authorizeURL: String?) -> OAuth1.Provider {
         OAuth1.Provider(
             requestTokenURL: requestTokenURL,
             authorizeURL: authorizeURL ?? requestTokenURL,
@@ -86,19 +85,27 @@ struct AuthorizeOAuth1: AsyncParsableCommand {
 
     @OptionGroup var options: OAuth1ProviderOptions
 
+    @Option(help: "The resource-owner authorization URL.")
+    var authorizeURL: String
+
     @Flag(help: "Use the PIN (oob) flow: print the URL and read the PIN from standard input.")
     var pin = false
 
     @Flag(help: "Print the authorize URL instead of opening the browser.")
     var noBrowser = false
 
-    @Option(help: "Seconds to wait for the browser.")
+    @Option(help: "Seconds to wait for the browser (at least 1).")
     var timeout = 300
+
+    func validate() throws {
+        guard timeout > 0 else {
+            throw ValidationError("--timeout must be a whole number of seconds, at least 1, not \(timeout)")
+        }
+    }
 
     func run() async throws {
         let client = try options.client()
-        let provider = options.provider()
-        guard options.authorizeURL != nil else { throw CLIFailure("missing option: --authorize-url") }
+        let provider = options.provider(authorizeURL: authorizeURL)
         let pin = self.pin
         let noBrowser = self.noBrowser
         let timeout = self.timeout
@@ -169,6 +176,9 @@ struct AuthorizeReverseAuth: AsyncParsableCommand {
 
     @OptionGroup var options: OAuth1ProviderOptions
 
+    @Option(help: "The resource-owner authorization URL, kept with the profile (reverse auth does not use it).")
+    var authorizeURL: String?
+
     @Option(help: "The device's client key.")
     var deviceConsumerKey: String
 
@@ -183,7 +193,7 @@ struct AuthorizeReverseAuth: AsyncParsableCommand {
 
     func run() async throws {
         let client = try options.client()
-        let provider = options.provider()
+        let provider = options.provider(authorizeURL: authorizeURL)
         let device = OAuth1.ClientCredentials(key: deviceConsumerKey, secret: deviceConsumerSecret)
         let deviceToken = OAuth1.TokenCredentials(token: self.deviceToken, secret: deviceTokenSecret)
         do {

@@ -3,9 +3,14 @@ import Foundation
 
 @main
 struct RemoteAuthCommand: AsyncParsableCommand {
+    /// The package's version: what `remote-auth --version` prints and what `User-Agent` carries
+    /// (`remote-auth/VERSION`). Bumped with each release entry in CHANGELOG.md.
+    static let version = "0.1.0"
+
     static let configuration = CommandConfiguration(
         commandName: "remote-auth",
         abstract: "Authenticate to remote HTTP services: OAuth 1.0a, HTTP Basic and Digest.",
+        version: version,
         subcommands: [
             Sign.self, SandboxCommand.self, RequestCommand.self, AuthorizeCommand.self, ProfilesCommand.self,
             DemoCommand.self,

@@ -17,7 +17,7 @@ struct SandboxCommand: AsyncParsableCommand {
     @Option(help: "The loopback address to listen on.")
     var host = "127.0.0.1"
 
-    @Option(help: "The port (0 picks a free one).")
+    @Option(help: "The port, 0 to 65535 (0 picks a free one).")
     var port = 8080
 
     @Flag(help: "Sign alice in and approve every authorize request at once.")
@@ -61,6 +61,12 @@ struct SandboxCommand: AsyncParsableCommand {
 
     @Option(help: "Seconds a Digest nonce stays fresh before it is answered stale=true.")
     var digestNonceLifetime: Int64 = 300
+
+    func validate() throws {
+        guard (0...65535).contains(port) else {
+            throw ValidationError("--port must be 0 to 65535 (0 picks a free one), not \(port)")
+        }
+    }
 
     func run() async throws {
         guard ["127.0.0.1", "::1", "localhost"].contains(host) || host.hasPrefix("127.") else {

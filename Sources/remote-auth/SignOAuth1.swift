@@ -94,6 +94,18 @@ struct SignOAuth1: ParsableCommand {
     @Option(name: .customLong("print"), help: "What to print: header, base-string, signature or url.")
     var printChoice: PrintChoice = .header
 
+    func validate() throws {
+        // RFC 5849 §3.3: a positive integer, seconds since 1970-01-01 UTC.
+        if let timestamp, timestamp.isEmpty || !timestamp.utf8.allSatisfy({ (0x30...0x39).contains($0) }) {
+            throw ValidationError("--timestamp must be whole seconds since 1970 (digits only), not '\(timestamp)'")
+        }
+        if privateKey != nil, signatureMethod.uppercased() != OAuth1.SignatureMethod.rsaSHA1.rawValue {
+            throw ValidationError(
+                "--private-key is used only by RSA-SHA1; \(signatureMethod.uppercased()) signs with the secrets"
+            )
+        }
+    }
+
     func run() throws {
         let environment = ProcessInfo.processInfo.environment
         guard let httpMethod = HTTPRequest.Method(method.uppercased()) else {

@@ -9,7 +9,7 @@ import Testing
 /// The tool as a new user runs it: `remote-auth sandbox` in one process, `remote-auth authorize
 /// oauth1 --no-browser` in another, the consent given over HTTP as a browser would, then
 /// `remote-auth request --profile` and `remote-auth profiles`.
-@Suite struct AuthorizeCLITests {
+@Suite(.timeLimit(.minutes(5))) struct AuthorizeCLITests {
     @Test func demoPassesEveryStep() throws {
         let result = try CLI.run(["demo"])
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
@@ -67,7 +67,7 @@ import Testing
         #expect(redirect.hasPrefix("http://127.0.0.1:"))
         let landing = try await httpExchange(try HTTPRequest(method: .get, absoluteURL: redirect))
         #expect(landing.0 == 200)
-        authorize.waitUntilExit()
+        await CLI.exited(authorize)
         try handle.close()
         text = String(decoding: try Data(contentsOf: output), as: UTF8.self)
         #expect(authorize.terminationStatus == 0, "\(text)")
@@ -77,7 +77,7 @@ import Testing
         #expect(mode?.intValue == 0o600)
 
         let environment = ["REMOTE_AUTH_HOME": home]
-        let posted = try CLI.run(
+        let posted = try await CLI.run(
             [
                 "request", "--profile", "sandbox", "-d", "status=From the tool + 100% ü",
                 base + "/1.1/statuses/update.json",
@@ -86,22 +86,22 @@ import Testing
         )
         #expect(posted.status == 0, "\(posted.stderr)")
         #expect(posted.stdout.contains("\"text\":\"From the tool + 100% ü\""))
-        let timeline = try CLI.run(
+        let timeline = try await CLI.run(
             ["request", "--profile", "sandbox", base + "/1.1/statuses/home_timeline.json"],
             environment: environment
         )
         #expect(timeline.stdout.contains("From the tool + 100% ü"))
 
-        let list = try CLI.run(["profiles", "list"], environment: environment)
+        let list = try await CLI.run(["profiles", "list"], environment: environment)
         #expect(list.stdout == "sandbox alice demo-consumer\n")
-        let show = try CLI.run(["profiles", "show", "sandbox"], environment: environment)
+        let show = try await CLI.run(["profiles", "show", "sandbox"], environment: environment)
         #expect(show.stdout.contains("client: ClientCredentials(key: demo-consumer, secret: <redacted>)"))
         #expect(!show.stdout.contains("demo-consumer-secret"))
         let tokenLine = try #require(show.stdout.split(separator: "\n").first { $0.hasPrefix("token: ") })
         #expect(tokenLine.hasSuffix("secret: <redacted>)"))
-        let removed = try CLI.run(["profiles", "remove", "sandbox"], environment: environment)
+        let removed = try await CLI.run(["profiles", "remove", "sandbox"], environment: environment)
         #expect(removed.stdout == "Removed profile 'sandbox'.\n")
-        let unknown = try CLI.run(
+        let unknown = try await CLI.run(
             ["request", "--profile", "sandbox", base + "/1.1/statuses/home_timeline.json"],
             environment: environment
         )

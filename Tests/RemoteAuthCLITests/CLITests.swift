@@ -22,44 +22,106 @@ enum CLI {
         throw Missing(description: "remote-auth was not built next to \(CommandLine.arguments[0])")
     }
 
+    /// Runs `remote-auth` and waits for it without holding a thread: for async tests, where a
+    /// blocking wait would take one of the cooperative pool's few threads (two on a two-core
+    /// machine) while an in-process server may need it.
+    static func run(
+        _ arguments: [String],
+        environment: [String: String] = [:],
+        stdin: String? = nil
+    ) async throws -> CLIResult {
+        let prepared = try Prepared(arguments, environment: environment, stdin: stdin)
+        defer { prepared.remove() }
+        try await launchAndWait(prepared.process)
+        return try prepared.result()
+    }
+
+    /// The same for synchronous tests (blocking is all a synchronous caller can do).
+    @available(*, noasync, message: "use the async run, which does not block a cooperative thread")
     static func run(
         _ arguments: [String],
         environment: [String: String] = [:],
         stdin: String? = nil
     ) throws -> CLIResult {
-        let process = Process()
-        process.executableURL = try binary()
-        process.arguments = arguments
-        var env = ProcessInfo.processInfo.environment
-        for (key, value) in environment { env[key] = value }
-        process.environment = env
-        // Files rather than pipes: reading a pipe from Foundation on Linux can die on EINTR
-        // while other test processes come and go.
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "remote-auth-cli-\(UUID().uuidString)"
-        )
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: scratch) }
-        let paths = ["out", "err", "in"].map { scratch.appendingPathComponent($0).path }
-        for (index, path) in paths.enumerated() {
-            _ = FileManager.default.createFile(atPath: path, contents: index == 2 ? Data((stdin ?? "").utf8) : Data())
+        let prepared = try Prepared(arguments, environment: environment, stdin: stdin)
+        defer { prepared.remove() }
+        try prepared.process.run()
+        prepared.process.waitUntilExit()
+        return try prepared.result()
+    }
+
+    /// Starts `process` and resumes when it has exited; the wait is a termination handler, so no
+    /// thread blocks.
+    static func launchAndWait(_ process: Process) async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            process.terminationHandler = { _ in continuation.resume() }
+            do {
+                try process.run()
+            } catch {
+                process.terminationHandler = nil
+                continuation.resume(throwing: error)
+            }
         }
-        let out = try FileHandle(forWritingTo: URL(fileURLWithPath: paths[0]))
-        let err = try FileHandle(forWritingTo: URL(fileURLWithPath: paths[1]))
-        let input = try FileHandle(forReadingFrom: URL(fileURLWithPath: paths[2]))
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = input
-        try process.run()
-        process.waitUntilExit()
-        try out.close()
-        try err.close()
-        try input.close()
-        return CLIResult(
-            status: process.terminationStatus,
-            stdout: String(decoding: try Data(contentsOf: URL(fileURLWithPath: paths[0])), as: UTF8.self),
-            stderr: String(decoding: try Data(contentsOf: URL(fileURLWithPath: paths[1])), as: UTF8.self)
-        )
+    }
+
+    /// Waits for a process started elsewhere (and perhaps signalled) to exit, polling rather than
+    /// blocking a cooperative thread in `waitUntilExit()`.
+    static func exited(_ process: Process) async {
+        while process.isRunning {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    /// A process set up to run `remote-auth`, with stdout, stderr and stdin in scratch files.
+    private struct Prepared {
+        let process = Process()
+        let scratch: URL
+        let paths: [String]
+        let handles: [FileHandle]
+
+        init(_ arguments: [String], environment: [String: String], stdin: String?) throws {
+            process.executableURL = try binary()
+            process.arguments = arguments
+            var env = ProcessInfo.processInfo.environment
+            for (key, value) in environment { env[key] = value }
+            process.environment = env
+            // Files rather than pipes: reading a pipe from Foundation on Linux can die on EINTR
+            // while other test processes come and go.
+            let scratch = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "remote-auth-cli-\(UUID().uuidString)"
+            )
+            try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+            self.scratch = scratch
+            let paths = ["out", "err", "in"].map { scratch.appendingPathComponent($0).path }
+            self.paths = paths
+            for (index, path) in paths.enumerated() {
+                _ = FileManager.default.createFile(
+                    atPath: path,
+                    contents: index == 2 ? Data((stdin ?? "").utf8) : Data()
+                )
+            }
+            handles = [
+                try FileHandle(forWritingTo: URL(fileURLWithPath: paths[0])),
+                try FileHandle(forWritingTo: URL(fileURLWithPath: paths[1])),
+                try FileHandle(forReadingFrom: URL(fileURLWithPath: paths[2])),
+            ]
+            process.standardOutput = handles[0]
+            process.standardError = handles[1]
+            process.standardInput = handles[2]
+        }
+
+        func result() throws -> CLIResult {
+            for handle in handles { try handle.close() }
+            return CLIResult(
+                status: process.terminationStatus,
+                stdout: String(decoding: try Data(contentsOf: URL(fileURLWithPath: paths[0])), as: UTF8.self),
+                stderr: String(decoding: try Data(contentsOf: URL(fileURLWithPath: paths[1])), as: UTF8.self)
+            )
+        }
+
+        func remove() {
+            try? FileManager.default.removeItem(at: scratch)
+        }
     }
 
     /// A temporary file holding `contents`.
@@ -79,7 +141,7 @@ let twitterArguments = [
     "-d", "status=Hello Ladies + Gentlemen, a signed OAuth request!",
 ]
 
-@Suite struct SignOAuth1CLITests {
+@Suite(.timeLimit(.minutes(5))) struct SignOAuth1CLITests {
     /// The Twitter documentation's header, byte for byte.
     @Test func twitterHeader() throws {
         let result = try CLI.run(twitterArguments)
@@ -153,7 +215,7 @@ let twitterArguments = [
         #expect(noBase.stdout == "")
         #expect(noBase.stderr.hasPrefix("remote-auth: no base string"))
 
-        // The oauth.net test key and case (see ../shared/vectors/SOURCES.md).
+        // The oauth.net test key and case (see Tests/Vectors/SOURCES.md).
         let vectors =
             try JSONSerialization.jsonObject(with: Data(contentsOf: try vectorsURL("oauth1_signing.json")))
             as! [[String: Any]]
@@ -210,16 +272,14 @@ let twitterArguments = [
     }
 }
 
-/// `../shared/vectors/NAME` beside the package root; throws when it is missing.
+/// `Tests/Vectors/NAME` under the package root; throws when it is missing.
 func vectorsURL(_ name: String, file: String = #filePath) throws -> URL {
     var dir = URL(fileURLWithPath: file).deletingLastPathComponent()
     while dir.path != "/" {
         if FileManager.default.fileExists(atPath: dir.appendingPathComponent("Package.swift").path) {
-            let url = dir.deletingLastPathComponent().appendingPathComponent("shared/vectors/\(name)")
+            let url = dir.appendingPathComponent("Tests/Vectors/\(name)")
             guard FileManager.default.fileExists(atPath: url.path) else {
-                throw CLI.Missing(
-                    description: "\(url.path) is missing (expected ../shared/vectors beside the package root)"
-                )
+                throw CLI.Missing(description: "vector file \(url.path) is missing")
             }
             return url
         }

@@ -13,48 +13,54 @@ func withSandboxProcess<T>(_ body: (String) async throws -> T) async throws -> T
     process.standardOutput = handle
     process.standardError = handle
     try process.run()
-    defer {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-        }
-        try? handle.close()
+    defer { try? handle.close() }
+    /// Stops the sandbox and waits for it without blocking a cooperative thread.
+    func stop() async {
+        if process.isRunning { process.terminate() }
+        await CLI.exited(process)
     }
-    let prefix = "RemoteAuth sandbox listening on "
-    var base: String?
-    for _ in 0..<200 where base == nil {
-        try await Task.sleep(for: .milliseconds(50))
-        let text = String(decoding: try Data(contentsOf: output), as: UTF8.self)
-        if let line = text.split(separator: "\n", omittingEmptySubsequences: false).first, text.contains("\n"),
-            line.hasPrefix(prefix)
-        {
-            base = String(line.dropFirst(prefix.count))
+    do {
+        let prefix = "RemoteAuth sandbox listening on "
+        var base: String?
+        for _ in 0..<200 where base == nil {
+            try await Task.sleep(for: .milliseconds(50))
+            let text = String(decoding: try Data(contentsOf: output), as: UTF8.self)
+            if let line = text.split(separator: "\n", omittingEmptySubsequences: false).first, text.contains("\n"),
+                line.hasPrefix(prefix)
+            {
+                base = String(line.dropFirst(prefix.count))
+            }
         }
+        let url = try #require(base)
+        let result = try await body(url.hasSuffix("/") ? String(url.dropLast()) : url)
+        await stop()
+        return result
+    } catch {
+        await stop()
+        throw error
     }
-    let url = try #require(base)
-    return try await body(url.hasSuffix("/") ? String(url.dropLast()) : url)
 }
 
-@Suite struct RequestCLITests {
+@Suite(.timeLimit(.minutes(5))) struct RequestCLITests {
     let aliceJSON = "{\"authenticated\": true, \"user\": \"alice\"}"
 
     @Test func basicAndDigest() async throws {
         try await withSandboxProcess { base in
             for path in ["/basic/", "/digest/SHA-256/auth/", "/digest/MD5-sess/auth-int/"] {
-                let result = try CLI.run(["request", "--user", "alice:wonderland", base + path])
+                let result = try await CLI.run(["request", "--user", "alice:wonderland", base + path])
                 #expect(result.stdout == aliceJSON, "\(path)")
                 #expect(result.stderr == "")
                 #expect(result.status == 0)
             }
             // A form body, hashed by auth-int.
-            let post = try CLI.run([
+            let post = try await CLI.run([
                 "request", "-d", "status=hello world", "--user", "alice:wonderland", base + "/digest/SHA-256/auth-int/",
             ])
             #expect(post.stdout == aliceJSON)
             #expect(post.stderr == "")
             #expect(post.status == 0)
             // USER alone, the password from the environment.
-            let fromEnvironment = try CLI.run(
+            let fromEnvironment = try await CLI.run(
                 ["request", "--user", "alice", base + "/basic/"],
                 environment: ["REMOTE_AUTH_PASSWORD": "wonderland"]
             )
@@ -65,13 +71,13 @@ func withSandboxProcess<T>(_ body: (String) async throws -> T) async throws -> T
 
     @Test func failuresExitNonZeroWithTheStatusLine() async throws {
         try await withSandboxProcess { base in
-            let none = try CLI.run(["request", base + "/basic/"])
+            let none = try await CLI.run(["request", base + "/basic/"])
             #expect(none.stdout == "{\"authenticated\":false}")
             #expect(none.stderr == "remote-auth: HTTP 401 Unauthorized\n")
             #expect(none.status == 1)
 
             let port = base.split(separator: ":").last.map(String.init) ?? ""
-            let wrong = try CLI.run(["request", "--user", "alice:queen-of-hearts", base + "/basic/"])
+            let wrong = try await CLI.run(["request", "--user", "alice:queen-of-hearts", base + "/basic/"])
             #expect(wrong.stdout == "")
             #expect(
                 wrong.stderr
@@ -85,7 +91,7 @@ func withSandboxProcess<T>(_ body: (String) async throws -> T) async throws -> T
     /// -v: each head on stderr, Authorization redacted; the body alone on stdout.
     @Test func verboseRedacts() async throws {
         try await withSandboxProcess { base in
-            let result = try CLI.run([
+            let result = try await CLI.run([
                 "request", "-v", "--preemptive", "-H", "Cookie: s=1", "--user", "alice:wonderland", base + "/basic/",
             ])
             #expect(result.stdout == aliceJSON)
@@ -106,10 +112,10 @@ func withSandboxProcess<T>(_ body: (String) async throws -> T) async throws -> T
     @Test func redirects() async throws {
         try await withSandboxProcess { a in
             try await withSandboxProcess { b in
-                let same = try CLI.run(["request", "--user", "alice:wonderland", a + "/redirect?to=%2Fbasic%2F"])
+                let same = try await CLI.run(["request", "--user", "alice:wonderland", a + "/redirect?to=%2Fbasic%2F"])
                 #expect(same.stdout == aliceJSON)
                 #expect(same.status == 0)
-                let other = try CLI.run(
+                let other = try await CLI.run(
                     [
                         "request", "--preemptive", "--user", "alice:wonderland",
                         a + "/redirect?to="

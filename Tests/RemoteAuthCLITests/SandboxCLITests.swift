@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@Suite struct SandboxCLITests {
+@Suite(.timeLimit(.minutes(5))) struct SandboxCLITests {
     /// `remote-auth sandbox --port 0`: the first line names the URL, the demo identities are
     /// printed, and SIGTERM stops it cleanly. (Serving is tested over sockets in
     /// RemoteAuthIntegrationTests and by scripts/interop.sh.)
@@ -32,7 +32,7 @@ import Testing
         #expect(text.contains("user alice / wonderland"))
 
         process.terminate()
-        process.waitUntilExit()
+        await CLI.exited(process)
         #expect(process.terminationStatus == 0)
         try handle.close()
     }

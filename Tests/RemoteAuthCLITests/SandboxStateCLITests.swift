@@ -43,9 +43,9 @@ final class SandboxProcess {
         return String(first.dropFirst("RemoteAuth sandbox listening on ".count))
     }
 
-    func kill() {
+    func kill() async {
         Glibc.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        await CLI.exited(process)
     }
 
     deinit {
@@ -77,7 +77,7 @@ private func exchange(_ request: HTTPRequest, body: [UInt8]?, client: HTTPClient
     return (Int(response.status.code), String(buffer: buffer))
 }
 
-@Suite struct SandboxStateCLITests {
+@Suite(.timeLimit(.minutes(5))) struct SandboxStateCLITests {
     /// `--state FILE`: a request token issued before a SIGKILL is still known after a restart,
     /// and the file is created 0600.
     @Test func stateSurvivesAKill() async throws {
@@ -98,7 +98,7 @@ private func exchange(_ request: HTTPRequest, body: [UInt8]?, client: HTTPClient
         let token = try #require(
             try FormURLEncoding.firstValue(named: "oauth_token", in: body)
         )
-        first.kill()
+        await first.kill()
 
         let mode = try FileManager.default.attributesOfItem(atPath: state)[.posixPermissions] as? NSNumber
         #expect(mode?.intValue == 0o600)

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@Suite struct SignBasicDigestCLITests {
+@Suite(.timeLimit(.minutes(5))) struct SignBasicDigestCLITests {
     /// RFC 7617 §2.
     @Test func basic() throws {
         let result = try CLI.run(["sign", "basic", "--username", "Aladdin", "--password", "open sesame"])

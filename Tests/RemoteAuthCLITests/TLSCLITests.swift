@@ -5,7 +5,7 @@ import Testing
 
 /// `remote-auth request --cacert/--pin/--insecure` against `remote-auth sandbox --tls
 /// --write-certificate`, and `--client-ca` with `--cert/--key`.
-@Suite struct TLSCLITests {
+@Suite(.timeLimit(.minutes(5))) struct TLSCLITests {
     let aliceJSON = "{\"authenticated\": true, \"user\": \"alice\"}"
     /// A pin nobody serves: the backup key's.
     let backup = "sha256//" + Data(repeating: 7, count: 32).base64EncodedString()
@@ -23,12 +23,12 @@ import Testing
         #expect(try SandboxTLS.spkiSHA256(certificateChainPEM: written) == String(pin.dropFirst("sha256//".count)))
 
         let user = ["--user", "alice:wonderland"]
-        let trusted = try CLI.run(["request", "--cacert", certificate] + user + [base + "/basic/"])
+        let trusted = try await CLI.run(["request", "--cacert", certificate] + user + [base + "/basic/"])
         #expect(trusted.status == 0)
         #expect(trusted.stdout == aliceJSON)
         #expect(trusted.stderr == "")
 
-        let pinned = try CLI.run(
+        let pinned = try await CLI.run(
             ["request", "--cacert", certificate, "--pin", pin, "--pin", backup, "--preemptive"] + user + [
                 base + "/basic/"
             ]
@@ -37,7 +37,7 @@ import Testing
         #expect(pinned.stdout == aliceJSON)
 
         let other = "sha256//" + Data(repeating: 9, count: 32).base64EncodedString()
-        let refused = try CLI.run(
+        let refused = try await CLI.run(
             ["request", "--cacert", certificate, "--pin", other, "--pin", backup, "--preemptive"] + user + [
                 base + "/basic/"
             ]
@@ -50,11 +50,11 @@ import Testing
         )
 
         // Without --cacert the system's roots apply, and they do not know a self-signed certificate.
-        let untrusted = try CLI.run(["request"] + ["--pin", pin, "--pin", backup] + [base + "/basic/"])
+        let untrusted = try await CLI.run(["request"] + ["--pin", pin, "--pin", backup] + [base + "/basic/"])
         #expect(untrusted.status == 2)
         #expect(untrusted.stderr.hasPrefix("remote-auth: the server 127.0.0.1 is not trusted (untrustedChain): "))
 
-        let insecure = try CLI.run(["request", "--insecure"] + user + [base + "/basic/"])
+        let insecure = try await CLI.run(["request", "--insecure"] + user + [base + "/basic/"])
         #expect(insecure.status == 0)
         #expect(insecure.stdout == aliceJSON)
         #expect(insecure.stderr.hasPrefix("remote-auth: warning: --insecure: the server's certificate is not checked"))
@@ -93,13 +93,15 @@ import Testing
         let lines = try await sandbox.banner()
         #expect(lines.contains("Mutual TLS: a client certificate from --client-ca is required."))
         let base = try await sandbox.baseURL()
-        let with = try CLI.run(
+        let with = try await CLI.run(
             ["request", "--cacert", serverCert, "--cert", clientCert, "--key", clientKey, "--user", "alice:wonderland"]
                 + [base + "/basic/"]
         )
         #expect(with.status == 0)
         #expect(with.stdout == aliceJSON)
-        let without = try CLI.run(["request", "--cacert", serverCert, "--user", "alice:wonderland", base + "/basic/"])
+        let without = try await CLI.run([
+            "request", "--cacert", serverCert, "--user", "alice:wonderland", base + "/basic/",
+        ])
         #expect(without.status == 2)
         #expect(without.stderr.hasPrefix("remote-auth: request failed: "))
         #expect(without.stderr.contains("client certificate"), "\(without.stderr)")

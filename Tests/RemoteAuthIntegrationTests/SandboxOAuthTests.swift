@@ -5,7 +5,7 @@ import RemoteAuthSandbox
 import Testing
 
 /// The OAuth 1.0a provider over real sockets on 127.0.0.1, signed by RemoteAuth's signer.
-@Suite struct SandboxOAuthTests {
+@Suite(.timeLimit(.minutes(5))) struct SandboxOAuthTests {
     @Test func threeLeggedFlowAndAPI() async throws {
         try await Sandbox.withSandbox { sandbox in
             let base = sandbox.baseURL
@@ -323,14 +323,14 @@ import Testing
     }
 }
 
-/// `../shared/vectors/NAME` beside the package root; throws when it is missing.
+/// `Tests/Vectors/NAME` under the package root; throws when it is missing.
 func vectorsFile(_ name: String, file: String = #filePath) throws -> URL {
     var dir = URL(fileURLWithPath: file).deletingLastPathComponent()
     while dir.path != "/" {
         if FileManager.default.fileExists(atPath: dir.appendingPathComponent("Package.swift").path) {
-            let url = dir.deletingLastPathComponent().appendingPathComponent("shared/vectors/\(name)")
+            let url = dir.appendingPathComponent("Tests/Vectors/\(name)")
             guard FileManager.default.fileExists(atPath: url.path) else {
-                throw SandboxError("\(url.path) is missing (expected ../shared/vectors beside the package root)")
+                throw SandboxError("vector file \(url.path) is missing")
             }
             return url
         }

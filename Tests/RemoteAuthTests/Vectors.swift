@@ -1,10 +1,11 @@
 import Foundation
 import Testing
 
-/// Loads the public conformance vectors from `../shared/vectors` beside the package root.
+/// Loads the public conformance vectors from `Tests/Vectors` (their sources and errata:
+/// `Tests/Vectors/SOURCES.md`).
 ///
 /// Walks up from this file to the package root (the folder holding `Package.swift`), as
-/// swift-crypto's Wycheproof loader does, then reads `../shared/vectors/NAME.json`. A missing
+/// swift-crypto's Wycheproof loader does, then reads `Tests/Vectors/NAME.json`. A missing
 /// folder, a missing file or an empty array throws, so a test driven by these vectors fails
 /// loudly instead of passing with zero arguments.
 enum Vectors {
@@ -16,13 +17,10 @@ enum Vectors {
         var dir = URL(fileURLWithPath: file).deletingLastPathComponent()
         while dir.path != "/" {
             if FileManager.default.fileExists(atPath: dir.appendingPathComponent("Package.swift").path) {
-                let vectors = dir.deletingLastPathComponent().appendingPathComponent("shared/vectors")
+                let vectors = dir.appendingPathComponent("Tests/Vectors")
                 var isDir: ObjCBool = false
                 guard FileManager.default.fileExists(atPath: vectors.path, isDirectory: &isDir), isDir.boolValue else {
-                    throw Missing(
-                        description:
-                            "vector folder \(vectors.path) is missing (expected ../shared/vectors beside the package root)"
-                    )
+                    throw Missing(description: "vector folder \(vectors.path) is missing")
                 }
                 return vectors
             }

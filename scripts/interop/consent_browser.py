@@ -11,7 +11,7 @@ exchanges for alice's access token. A second run clicks Deny and must land on th
 `denied=`. Between the two, an `oob` run in the same (now signed-in) browser must show the
 consent page without a login form and, after Authorize, a 7-digit PIN that oauthlib exchanges.
 
-Usage: consent_browser.py SANDBOX_URL [SCREENSHOT]   (default: docs/consent-page.png)
+Usage: consent_browser.py SANDBOX_URL [SCREENSHOT]   (default: consent-page.png in the temp directory)
 Chromium and chromedriver come from Debian's packages (`chromium`, `chromium-driver`); set
 CHROMIUM / CHROMEDRIVER to use others. Prints one line per failed check and ends with
 'browser: N passed, M failed'; exits 1 on any failure.
@@ -19,10 +19,12 @@ CHROMIUM / CHROMEDRIVER to use others. Prints one line per failed check and ends
 import http.server
 import os
 import sys
+import tempfile
 import threading
 import urllib.parse
 
 import requests
+from harness import Checks
 from oauthlib import oauth1
 from selenium import webdriver
 from selenium.common.exceptions import TimeoutException, WebDriverException
@@ -34,23 +36,14 @@ from selenium.webdriver.support.ui import WebDriverWait
 if len(sys.argv) not in (2, 3):
     sys.exit("usage: consent_browser.py SANDBOX_URL [SCREENSHOT]")
 BASE = sys.argv[1].rstrip("/")
-SCREENSHOT = sys.argv[2] if len(sys.argv) == 3 else os.path.join(
-    os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "consent-page.png")
+# Not docs/consent-page.png by default: a run must not rewrite a tracked file.
+SCREENSHOT = sys.argv[2] if len(sys.argv) == 3 else os.path.join(tempfile.gettempdir(), "consent-page.png")
 CONSUMER = ("demo-consumer", "demo-consumer-secret")
 FORM = "application/x-www-form-urlencoded"
 WAIT = 15
 
-passed = failed = 0
-
-
-def check(ok, label):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print(f"FAIL: {label}")
-    return ok
+CHECKS = Checks("browser")
+check = CHECKS.check
 
 
 class Callback(http.server.BaseHTTPRequestHandler):
@@ -213,5 +206,4 @@ finally:
         driver.quit()
     server.shutdown()
 
-print(f"browser: {passed} passed, {failed} failed")
-sys.exit(1 if failed or passed == 0 else 0)
+CHECKS.finish()

@@ -16,6 +16,7 @@
 # https); exits 1 on any failure. A Digest variant that this curl cannot do is a failure, never a
 # skip.
 set -uo pipefail
+source "$(dirname "$0")/lib.sh"
 
 if [ $# -lt 1 ] || [ $# -gt 2 ] || { [[ "$1" == https://* ]] && [ $# -ne 2 ]; }; then
     echo "usage: curl_auth.sh SANDBOX_URL [SPKI_PIN]  (the pin is required for an https URL)" >&2
@@ -23,16 +24,10 @@ if [ $# -lt 1 ] || [ $# -gt 2 ] || { [[ "$1" == https://* ]] && [ $# -ne 2 ]; };
 fi
 base="${1%/}"
 expected='{"authenticated": true, "user": "alice"}'
-passed=0
-failed=0
-name=curl
+interop_begin curl
 tls=()
-out="$(mktemp)"
-cert="$(mktemp)"
-trap 'rm -f "$out" "$cert"' EXIT
-
-pass() { passed=$((passed + 1)); }
-fail() { failed=$((failed + 1)); echo "FAIL: $*"; }
+out="$work/out"
+cert="$work/cert"
 
 # run LABEL EXPECTED_STATUS EXPECTED_BODY(or '-' for any) CURL_ARGS...
 run() {
@@ -55,7 +50,7 @@ run() {
 }
 
 if [[ "$base" == https://* ]]; then
-    name=curl-tls
+    interop_name=curl-tls
     pin="$2"
     hostport="${base#https://}"
     hostport="${hostport%%/*}"
@@ -132,5 +127,4 @@ else
     fail "GET /digest/SHA-256/auth/: expected a Digest challenge with algorithm=SHA-256, got: $c"
 fi
 
-echo "$name: $passed passed, $failed failed"
-[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
+interop_finish

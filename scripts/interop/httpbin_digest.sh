@@ -7,44 +7,40 @@
 # Usage: httpbin_digest.sh REMOTE_AUTH_BINARY HTTPBIN_URL
 # Ends with 'httpbin: N passed, M failed'.
 set -uo pipefail
+source "$(dirname "$0")/lib.sh"
 binary="$1"
 base="$2"
-passed=0
-failed=0
-check() {
-    if [ "$1" = ok ]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $2"; fi
-}
+interop_begin httpbin
 
 for algorithm in MD5 SHA-256; do
     for qop in auth auth-int; do
         url="$base/digest-auth/$qop/user/passwd/$algorithm"
-        body="$("$binary" request --user user:passwd "$url" 2>"$TMPDIR_HTTPBIN/err")"
+        body="$("$binary" request --user user:passwd "$url" 2>"$work/err")"
         status=$?
         if [ "$status" -eq 0 ] && python3 -c '
 import json, sys
 sys.exit(0 if json.loads(sys.argv[1]) == {"authenticated": True, "user": "user"} else 1)' "$body"; then
-            check ok
+            pass
         else
-            check fail "$algorithm $qop: exit $status, body: $body, stderr: $(cat "$TMPDIR_HTTPBIN/err")"
+            fail "$algorithm $qop: exit $status, body: $body, stderr: $(cat "$work/err")"
         fi
 
-        "$binary" request --user user:wrong "$url" >/dev/null 2>"$TMPDIR_HTTPBIN/err"
+        "$binary" request --user user:wrong "$url" >/dev/null 2>"$work/err"
         status=$?
-        if [ "$status" -eq 1 ] && grep -qx "remote-auth: HTTP 401 UNAUTHORIZED\|remote-auth: HTTP 401 Unauthorized" "$TMPDIR_HTTPBIN/err"; then
-            check ok
+        if [ "$status" -eq 1 ] && grep -qx "remote-auth: HTTP 401 UNAUTHORIZED\|remote-auth: HTTP 401 Unauthorized" "$work/err"; then
+            pass
         else
-            check fail "$algorithm $qop with a wrong password: exit $status, stderr: $(cat "$TMPDIR_HTTPBIN/err")"
+            fail "$algorithm $qop with a wrong password: exit $status, stderr: $(cat "$work/err")"
         fi
 
-        "$binary" request -v --user user:passwd "$url" >/dev/null 2>"$TMPDIR_HTTPBIN/verbose"
-        authorization="$(grep -i '^> Authorization:' "$TMPDIR_HTTPBIN/verbose" || true)"
+        "$binary" request -v --user user:passwd "$url" >/dev/null 2>"$work/verbose"
+        authorization="$(grep -i '^> Authorization:' "$work/verbose" || true)"
         if [ -n "$authorization" ] && ! grep -q 'response=' <<<"$authorization" && ! grep -q 'passwd' <<<"$authorization"; then
-            check ok
+            pass
         else
-            check fail "$algorithm $qop -v: the Authorization line is missing or not redacted: $authorization"
+            fail "$algorithm $qop -v: the Authorization line is missing or not redacted: $authorization"
         fi
     done
 done
 
-echo "httpbin: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+interop_finish

@@ -25,15 +25,15 @@
 # line per failed check and ends with 'mitm: N passed, M failed'; exits 1 on any failure. A peer
 # that cannot be installed, or a remote-auth without --pin, is a failure, never a skip.
 set -uo pipefail
+source "$(dirname "$0")/lib.sh"
+interop_begin mitm
 
 if [ $# -ne 1 ]; then
     echo "usage: mitm_pinning.sh REMOTE_AUTH_BINARY" >&2
     exit 2
 fi
 if [ ! -x "$1" ] || [ -d "$1" ]; then
-    echo "mitm: FAILED: $1 is not an executable remote-auth"
-    echo "mitm: 0 passed, 1 failed"
-    exit 1
+    fatal "$1 is not an executable remote-auth"
 fi
 binary="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -43,41 +43,7 @@ alice_basic='Basic YWxpY2U6d29uZGVybGFuZA=='   # base64("alice:wonderland")
 pypi_mitmproxy='mitmproxy==11.0.2'             # the last release that runs on Python 3.11 (11.1 needs 3.12)
 export PIP_ROOT_USER_ACTION=ignore PIP_DISABLE_PIP_VERSION_CHECK=1 DEBIAN_FRONTEND=noninteractive
 
-passed=0
-failed=0
-pass() { passed=$((passed + 1)); }
-fail() { failed=$((failed + 1)); echo "FAIL: $*"; }
-# fatal MESSAGE: a setup step failed; nothing after it can be checked.
-fatal() {
-    echo "mitm: FAILED: $*"
-    echo "mitm: $passed passed, $((failed + 1)) failed"
-    exit 1
-}
-
-work="$(mktemp -d)"
-pids=()
-cleanup() {
-    local pid
-    for pid in ${pids[@]+"${pids[@]}"}; do
-        if kill -0 "$pid" 2>/dev/null; then
-            kill -TERM "$pid" 2>/dev/null || true
-            wait "$pid" 2>/dev/null || true
-        fi
-    done
-    rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
 # --- Peers: curl and openssl from Debian; mitmproxy from Debian, else from PyPI ----------------------
-sudo=""
-if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
-# apt_install PACKAGES...: installs from the package lists as they are, and only when that fails
-# refreshes them and tries again (a fresh machine may have no lists yet).
-apt_install() {
-    $sudo apt-get install -y -qq "$@" >"$work/apt.log" 2>&1 && return 0
-    $sudo apt-get update -qq >>"$work/apt.log" 2>&1 && $sudo apt-get install -y -qq "$@" >>"$work/apt.log" 2>&1
-}
 echo "mitm: installing peers (curl, openssl from Debian)"
 apt_install curl openssl || { sed 's/^/  /' "$work/apt.log"; fatal "could not install curl, openssl from Debian"; }
 
@@ -117,34 +83,12 @@ if ! "$binary" request --help 2>&1 | grep -q -- '--pin'; then
 fi
 
 # --- The sandbox -----------------------------------------------------------------------------------
-: >"$work/sandbox.out"
-: >"$work/sandbox.err"
-"$binary" sandbox --port 0 --tls </dev/null >"$work/sandbox.out" 2>"$work/sandbox.err" &
-pids+=("$!")
-sandbox_url=""
-for _ in $(seq 1 150); do
-    first="$(head -n 1 "$work/sandbox.out" || true)"
-    if [[ "$first" =~ ^RemoteAuth\ sandbox\ listening\ on\ (https://127\.0\.0\.1:[0-9]+)$ ]]; then
-        sandbox_url="${BASH_REMATCH[1]}"
-        break
-    fi
-    kill -0 "${pids[-1]}" 2>/dev/null || break
-    sleep 0.1
-done
-if [ -z "$sandbox_url" ]; then
-    echo "mitm: the sandbox's stdout:"; sed 's/^/  /' "$work/sandbox.out"
-    echo "mitm: its stderr:"; sed 's/^/  /' "$work/sandbox.err"
-    fatal "the sandbox did not say 'RemoteAuth sandbox listening on https://127.0.0.1:PORT' within 15 s"
-fi
+start_sandbox sandbox "$binary" --tls || fatal "the sandbox did not start"
+sandbox_url="$url"
 sandbox_hostport="${sandbox_url#https://}"
-# The SPKI pin it prints after the URL: 'sha256//' and the base64 of 32 bytes.
-sandbox_pin=""
-for _ in $(seq 1 50); do
-    sandbox_pin="$(grep -o -m 1 'sha256//[A-Za-z0-9+/]\{43\}=' "$work/sandbox.out" || true)"
-    [ -n "$sandbox_pin" ] && break
-    sleep 0.1
-done
-[ -n "$sandbox_pin" ] || { sed 's/^/  /' "$work/sandbox.out"; fatal "the sandbox printed no 'sha256//…' SPKI pin"; }
+# The SPKI pin it prints after the URL.
+sandbox_pin sandbox || { sed 's/^/  /' "$work/sandbox.out"; fatal "the sandbox printed no 'sha256//…' SPKI pin"; }
+sandbox_pin="$pin"
 echo "mitm: sandbox at $sandbox_url, pin $sandbox_pin"
 
 # spki_pin: the RFC 7469 pin of the PEM certificate (or public key) on stdin, as curl and remote-auth take it.
@@ -165,7 +109,7 @@ openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$work/backu
 backup_pin="$(openssl pkey -in "$work/backup-key.pem" -pubout 2>/dev/null | spki_pin)"
 
 # --- The man in the middle -------------------------------------------------------------------------
-mitm_port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')"
+mitm_port="$(free_port)"
 mkdir "$work/mitm-conf"
 : >"$work/mitm.log"
 "$mitmdump" --mode "reverse:$sandbox_url" --listen-host 127.0.0.1 --listen-port "$mitm_port" --ssl-insecure \
@@ -327,13 +271,10 @@ else
 fi
 
 # Both servers must have lived through it.
-for pid in "${pids[@]}"; do
-    if kill -0 "$pid" 2>/dev/null; then pass; else fail "a server (pid $pid) died during the run"; fi
-done
+processes_alive
 if [ "$failed" -ne 0 ]; then
     echo "mitm: mitmproxy's log:"; show <"$work/mitm.log"
     echo "mitm: mitmdump's output (last 30 lines):"; tail -n 30 "$work/mitmdump.out" | show
 fi
 
-echo "mitm: $passed passed, $failed failed"
-[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
+interop_finish

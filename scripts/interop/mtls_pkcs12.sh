@@ -13,42 +13,16 @@
 #   requires one; the other CA's certificate: exit 2
 # Prints one 'FAIL:' line per failed check and ends with 'mtls: N passed, M failed'.
 set -uo pipefail
+source "$(dirname "$0")/lib.sh"
+interop_begin mtls
 
 if [ $# -ne 1 ] || [ ! -x "$1" ]; then
-    echo "mtls: FAILED: usage: mtls_pkcs12.sh REMOTE_AUTH_BINARY (an executable)"
-    echo "mtls: 0 passed, 1 failed"
-    exit 1
+    fatal "usage: mtls_pkcs12.sh REMOTE_AUTH_BINARY (an executable)"
 fi
 binary="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
 for tool in openssl curl; do
-    if ! command -v "$tool" >/dev/null; then
-        echo "mtls: FAILED: $tool is not installed (scripts/interop.sh installs it)"
-        echo "mtls: 0 passed, 1 failed"
-        exit 1
-    fi
+    command -v "$tool" >/dev/null || fatal "$tool is not installed (scripts/interop.sh installs it)"
 done
-
-work="$(mktemp -d)"
-sandbox_pid=""
-cleanup() {
-    if [ -n "$sandbox_pid" ] && kill -0 "$sandbox_pid" 2>/dev/null; then
-        kill -TERM "$sandbox_pid" 2>/dev/null
-        wait "$sandbox_pid" 2>/dev/null
-    fi
-    rm -rf "$work"
-}
-trap cleanup EXIT
-
-passed=0
-failed=0
-check() { # check OK LABEL
-    if [ "$1" = yes ]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $2"; fi
-}
-finish() {
-    echo "mtls: $passed passed, $failed failed"
-    [ "$failed" -eq 0 ]
-    exit $?
-}
 
 cd "$work" || exit 1
 # make_ca NAME: NAME.pem and NAME.key, a P-256 CA.
@@ -69,29 +43,12 @@ if ! make_ca clients || ! make_client alice clients || ! make_ca strangers || ! 
     ! openssl pkcs12 -export -in alice.pem -inkey alice.key -out alice.p12 -passout pass:'p12 pass+ü' 2>/dev/null ||
     ! openssl pkcs12 -export -legacy -in alice.pem -inkey alice.key -out alice-legacy.p12 \
         -passout pass:'p12 pass+ü' 2>/dev/null; then
-    echo "mtls: FAILED: openssl could not make the certificates and bundles"
-    failed=$((failed + 1))
-    finish
+    fatal "openssl could not make the certificates and bundles"
 fi
 echo "mtls: $(openssl version | cut -d' ' -f1-2) made a client CA, alice's certificate, two PKCS#12 bundles, and a stranger's"
 
-"$binary" sandbox --port 0 --tls --write-certificate server.pem --client-ca clients.pem </dev/null >sandbox.out 2>&1 &
-sandbox_pid=$!
-url=""
-for _ in $(seq 1 150); do
-    first="$(head -n 1 sandbox.out 2>/dev/null || true)"
-    if [[ "$first" =~ ^RemoteAuth\ sandbox\ listening\ on\ (https://127\.0\.0\.1:[0-9]+)$ ]]; then
-        url="${BASH_REMATCH[1]}"
-        break
-    fi
-    sleep 0.1
-done
-if [ -z "$url" ]; then
-    echo "mtls: FAILED: the sandbox did not start; its output:"
-    sed 's/^/  /' sandbox.out
-    failed=$((failed + 1))
-    finish
-fi
+start_sandbox sandbox "$binary" --tls --write-certificate server.pem --client-ca clients.pem ||
+    fatal "the sandbox did not start"
 grep -q '^Mutual TLS: a client certificate from --client-ca is required\.$' sandbox.out
 check "$([ $? -eq 0 ] && echo yes)" "the sandbox's banner does not announce mutual TLS"
 echo "mtls: sandbox at $url, requiring client certificates from the client CA"
@@ -133,6 +90,5 @@ request --cert alice.pem --key mallory.key
 check "$([ $status -eq 2 ] && [ -z "$out" ] && echo yes)" \
     "alice's certificate with another key: status $status, out '$out', err '$err'"
 
-kill -0 "$sandbox_pid" 2>/dev/null
-check "$([ $? -eq 0 ] && echo yes)" "the sandbox died during the run"
-finish
+processes_alive
+interop_finish

@@ -52,6 +52,7 @@ import time
 import traceback
 import urllib.parse
 
+from harness import Checks
 from oauthlib.common import urldecode
 from oauthlib.oauth1 import (
     AccessTokenEndpoint, AuthorizationEndpoint, RequestTokenEndpoint, RequestValidator, ResourceEndpoint,
@@ -349,17 +350,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
 # The client side: remote-auth, and a user agent played by this script.
 # ---------------------------------------------------------------------------------------------
 
-passed = failed = 0
-
-
-def check(ok, label):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print(f"FAIL: {label}")
-    return ok
+CHECKS = Checks(NAME)
+check = CHECKS.check
 
 
 def fetch(url, method="GET", headers=(), body=None):
@@ -762,5 +754,4 @@ finally:
     SERVER.shutdown()
     shutil.rmtree(HOME, ignore_errors=True)
 
-print(f"{NAME}: {passed} passed, {failed} failed")
-sys.exit(1 if failed or passed == 0 else 0)
+CHECKS.finish()

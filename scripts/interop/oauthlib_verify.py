@@ -16,6 +16,7 @@ import subprocess
 import sys
 import urllib.parse
 
+from harness import Checks
 from oauthlib.oauth1.rfc5849 import signature
 from oauthlib.oauth1.rfc5849.endpoints.base import BaseEndpoint
 
@@ -49,16 +50,8 @@ def quote(s):
     return urllib.parse.quote(s, safe="~-._")
 
 
-passed = failed = 0
-
-
-def check(ok, label):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print(f"FAIL: {label}")
+CHECKS = Checks("oauthlib")
+check = CHECKS.check
 
 
 for i in range(count):
@@ -151,5 +144,4 @@ for i in range(count):
         request = tampered
         check(not verify(None, None), f"{label}: oauthlib accepted a tampered RSA-SHA1 request")
 
-print(f"oauthlib: {passed} passed, {failed} failed")
-sys.exit(1 if failed or passed == 0 else 0)
+CHECKS.finish()

@@ -47,6 +47,7 @@ import urllib.parse
 import uuid
 
 import requests
+from harness import Checks
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa as rsa_keys
 from oauthlib import oauth1
@@ -86,18 +87,12 @@ METHODS = [oauth1.SIGNATURE_HMAC_SHA1, oauth1.SIGNATURE_HMAC_SHA256, oauth1.SIGN
            oauth1.SIGNATURE_RSA]
 PLACEMENTS = [oauth1.SIGNATURE_TYPE_AUTH_HEADER, oauth1.SIGNATURE_TYPE_QUERY, oauth1.SIGNATURE_TYPE_BODY]
 
-passed = failed = 0
+CHECKS = Checks("sandbox-oauthlib")
 
 
 def check(ok, label, response=None):
     """Counts one check; a failure prints one line (with the response that failed it)."""
-    global passed, failed
-    if ok:
-        passed += 1
-        return True
-    failed += 1
-    print(f"FAIL: {label}" + (f" -- {describe(response)}" if response is not None else ""))
-    return False
+    return CHECKS.check(ok, label, describe(response) if response is not None and not ok else None)
 
 
 def describe(response):
@@ -430,8 +425,7 @@ if AUTO_APPROVE:
         three_legged(oauth1.SIGNATURE_HMAC_SHA256, oauth1.SIGNATURE_TYPE_QUERY, "oob", auto_approve=True)
     except requests.RequestException as error:
         check(False, f"the sandbox at {BASE} did not answer: {error}")
-    print(f"auto-approve: {passed} passed, {failed} failed")
-    sys.exit(1 if failed or passed == 0 else 0)
+    CHECKS.finish("auto-approve")
 
 try:
     for method in METHODS:
@@ -451,5 +445,4 @@ try:
 except requests.RequestException as error:
     check(False, f"the sandbox at {BASE} did not answer: {error}")
 
-print(f"sandbox-oauthlib: {passed} passed, {failed} failed")
-sys.exit(1 if failed or passed == 0 else 0)
+CHECKS.finish()
