@@ -25,7 +25,7 @@ func tlsBenchmarks(iterations: Int) async throws {
     let backup = try SPKIPin(sha256: Array(repeating: 7, count: 32))
     let caPolicy = DefaultTrustPolicy(roots: roots)
     let pinPolicy = try PublicKeyPinningPolicy(pins: [SPKIPin(certificate: certificate), backup], roots: roots)
-    let context = TrustContext(validationTime: Date(), systemRoots: CertificateStore())
+    let context = TrustContext(systemRoots: CertificateStore())
 
     if wanted("tls-evaluate") {
         var results: [String: Double] = [:]

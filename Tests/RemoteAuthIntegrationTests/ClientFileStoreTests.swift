@@ -7,7 +7,7 @@ import RemoteAuthSandbox
 import Testing
 
 /// Persistence levels: none (one use), for the client's lifetime, permanent (a 0600 file).
-@Suite struct ClientFileStoreTests {
+@Suite(.timeLimit(.minutes(5))) struct ClientFileStoreTests {
     func temporaryPath() -> String {
         FileManager.default.temporaryDirectory.appendingPathComponent(
             "remote-auth-\(UUID().uuidString)/credentials.json"

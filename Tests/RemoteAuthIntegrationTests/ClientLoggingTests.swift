@@ -39,7 +39,7 @@ final class LogSink: Sendable {
     }
 }
 
-@Suite struct ClientLoggingTests {
+@Suite(.timeLimit(.minutes(5))) struct ClientLoggingTests {
     /// At trace level every exchange is logged with its fields, and neither the password, the
     /// Basic token, the Digest response nor a cookie value appears.
     @Test func secretsAreRedacted() async throws {

@@ -7,7 +7,7 @@ import RemoteAuthSandbox
 import Testing
 
 /// AuthenticatingClient over AsyncHTTPClientTransport against the sandbox, over real sockets.
-@Suite struct ClientBasicTests {
+@Suite(.timeLimit(.minutes(5))) struct ClientBasicTests {
     /// Challenge mode: every request pays the 401 (10 requests, 20 round trips).
     @Test(arguments: TransportKind.allCases) func challengeMode(over kind: TransportKind) async throws {
         try await Sandbox.withSandbox { sandbox in
@@ -108,7 +108,7 @@ import Testing
     }
 }
 
-@Suite struct ClientDigestTests {
+@Suite(.timeLimit(.minutes(5))) struct ClientDigestTests {
     /// Each algorithm and qop: 10 requests to one protection space cost 11 round trips, the
     /// nonce is reused with nc 1…10; auth-int hashes a POST body.
     @Test(
@@ -219,7 +219,7 @@ import Testing
     }
 }
 
-@Suite struct ClientRedirectTests {
+@Suite(.timeLimit(.minutes(5))) struct ClientRedirectTests {
     /// Same origin: the credential follows the redirect.
     @Test(arguments: TransportKind.allCases) func sameOriginKeepsCredentials(over kind: TransportKind) async throws {
         try await Sandbox.withSandbox { sandbox in
@@ -342,7 +342,7 @@ func trustingConfiguration(_ material: SandboxConfiguration.TLSMaterial) throws 
 }
 
 /// AsyncHTTPClientTransport hands back every response field, in order, as AHC received it.
-@Suite struct ClientTransportTests {
+@Suite(.timeLimit(.minutes(5))) struct ClientTransportTests {
     @Test func responseFieldsInOrder() async throws {
         try await Sandbox.withSandbox { sandbox in
             let url = sandbox.baseURL + "/digest/SHA-256/auth/"

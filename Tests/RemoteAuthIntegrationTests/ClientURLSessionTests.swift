@@ -5,7 +5,7 @@ import Testing
 
 /// The same client logic over both transports: AsyncHTTPClient and URLSession
 /// (FoundationNetworking here), against the sandbox over real sockets.
-@Suite struct ClientTransportParityTests {
+@Suite(.timeLimit(.minutes(5))) struct ClientTransportParityTests {
     @Test(arguments: TransportKind.allCases)
     func basicChallengeAndPreemptive(over kind: TransportKind) async throws {
         try await Sandbox.withSandbox { sandbox in

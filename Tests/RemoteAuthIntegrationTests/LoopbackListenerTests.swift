@@ -12,7 +12,7 @@ import Testing
 
 /// RFC 8252 §7.3: the flow with a loopback listener as its callback, the browser played over
 /// HTTP (consent form, then the redirect to the listener).
-@Suite struct LoopbackListenerTests {
+@Suite(.timeLimit(.minutes(5))) struct LoopbackListenerTests {
     @Test func signInThroughTheListener() async throws {
         try await Sandbox.withSandbox { sandbox in
             try await AsyncHTTPClientTransport.withTransport { transport in

@@ -6,7 +6,7 @@ import RemoteAuthSandbox
 import Testing
 
 /// The OAuth 1.0a flow library against the sandbox, over real sockets.
-@Suite struct OAuth1FlowTests {
+@Suite(.timeLimit(.minutes(5))) struct OAuth1FlowTests {
     func withFlow(
         _ base: String,
         client: OAuth1.ClientCredentials = demoClient,

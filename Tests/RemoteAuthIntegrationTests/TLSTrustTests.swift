@@ -130,7 +130,7 @@ func rejection(_ body: () async throws -> Void) async -> TrustRejection? {
     }
 }
 
-@Suite struct TLSTrustTests {
+@Suite(.timeLimit(.minutes(5))) struct TLSTrustTests {
     let alice = #"{"authenticated": true, "user": "alice"}"#
 
     @Test func rightPinConnects() async throws {
@@ -374,7 +374,7 @@ func rejection(_ body: () async throws -> Void) async -> TrustRejection? {
 }
 
 /// What AsyncHTTPClient can carry out of a trust policy, and what it refuses.
-@Suite struct AsyncHTTPClientTrustTests {
+@Suite(.timeLimit(.minutes(5))) struct AsyncHTTPClientTrustTests {
     func get(_ url: String, _ configuration: HTTPClient.Configuration) async throws -> HTTPResponse.Status {
         var configuration = configuration
         configuration.timeout.connect = .seconds(2)

@@ -8,7 +8,7 @@ import Testing
 
 /// Sessions kept by service and account: signed in once, restored from the file at the next
 /// start, and used for a signed call without a new sign-in.
-@Suite struct TokenStoreTests {
+@Suite(.timeLimit(.minutes(5))) struct TokenStoreTests {
     @Test func fileStoreRestoresASession() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
             "remote-auth-home-\(UUID().uuidString)"

@@ -1,0 +1,49 @@
+import Foundation
+import RemoteAuth
+import RemoteAuthAsyncHTTPClient
+import RemoteAuthSandbox
+import Testing
+
+/// The README's Basic-over-AsyncHTTPClient snippet, compiled here with its origin as a parameter
+/// (the README writes `https://api.example.com`) and run against the sandbox.
+/// `readmeHoldsTheSnippet` checks that the README's block is these lines, so the two cannot drift.
+private func readmeBasicSnippet(origin: String) async throws -> (HTTPResponse, [UInt8]) {
+    // readme-snippet: basic-ahc begin
+    let credentials = InMemoryCredentialStore()  // or FileCredentialStore (0600 JSON)
+    try await credentials.add(.basic(user: "alice", password: "wonderland"), for: "\(origin)")
+    let (response, body) = try await AsyncHTTPClientTransport.withTransport {
+        try await AuthenticatingClient(transport: $0, credentials: credentials).get("\(origin)/basic/") }
+    // readme-snippet: basic-ahc end
+    return (response, body)
+}
+
+@Suite(.timeLimit(.minutes(2))) struct ReadmeSnippetTests {
+    @Test func basicOverAsyncHTTPClientAnswersTheChallenge() async throws {
+        try await Sandbox.withSandbox { sandbox in
+            let (response, body) = try await readmeBasicSnippet(origin: sandbox.baseURL)
+            #expect(response.status == .ok)
+            #expect(String(decoding: body, as: UTF8.self) == #"{"authenticated": true, "user": "alice"}"#)
+        }
+    }
+
+    @Test func readmeHoldsTheSnippet() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let marker = "<!-- readme-snippet: basic-ahc"
+        let afterMarker = try #require(readme.range(of: marker)).upperBound
+        let open = try #require(readme.range(of: "```swift\n", range: afterMarker..<readme.endIndex))
+        let close = try #require(readme.range(of: "\n```", range: open.upperBound..<readme.endIndex))
+        let block = readme[open.upperBound..<close.lowerBound].split(separator: "\n").map(String.init)
+        #expect(block.count <= 6, "the snippet is \(block.count) lines, imports included")
+        #expect(block.prefix(2) == ["import RemoteAuth", "import RemoteAuthAsyncHTTPClient"])
+
+        let source = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
+        let begin = try #require(source.range(of: "// readme-snippet: basic-ahc begin\n")).upperBound
+        let end = try #require(source.range(of: "    // readme-snippet: basic-ahc end")).lowerBound
+        let compiled = source[begin..<end].split(separator: "\n").map {
+            String($0.dropFirst(4)).replacingOccurrences(of: #"\(origin)"#, with: "https://api.example.com")
+        }
+        #expect(Array(block.dropFirst(2)) == compiled)
+    }
+}
