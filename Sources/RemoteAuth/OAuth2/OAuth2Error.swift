@@ -1,0 +1,56 @@
+extension OAuth2 {
+    /// Why an OAuth 2 step stopped: a stable ``code``, a ``reason`` that never holds a secret
+    /// (no token, code, verifier or client secret), and what the server said when it said
+    /// something: its ``serverError`` (RFC 6749 §5.2) and HTTP ``status``.
+    public struct Error: Swift.Error, Hashable, CustomStringConvertible {
+        public struct Code: Hashable, Sendable, CustomStringConvertible {
+            private enum Base: String, Sendable {
+                case serverRefused, malformedResponse, stateMismatch, issuerMismatch
+                case reauthorizationRequired, insecureEndpoint, invalidConfiguration
+            }
+            private let base: Base
+            /// The server answered with an OAuth error (``Error/serverError`` holds it), at the
+            /// authorization endpoint (through the redirect) or at a token-style endpoint.
+            public static let serverRefused = Code(base: .serverRefused)
+            /// The server's answer is not what the RFC says it sends (not JSON, a member missing
+            /// or of the wrong type, an HTML error page): ``Error/status`` and a short excerpt in
+            /// the reason.
+            public static let malformedResponse = Code(base: .malformedResponse)
+            /// The redirect's `state` is not the one this client sent
+            /// ([RFC 6749 §10.12](https://www.rfc-editor.org/rfc/rfc6749#section-10.12)).
+            public static let stateMismatch = Code(base: .stateMismatch)
+            /// An `iss` (RFC 9207) or a discovered `issuer` (RFC 8414 §3.3) is not the issuer
+            /// this client was configured with.
+            public static let issuerMismatch = Code(base: .issuerMismatch)
+            /// The refresh token no longer works (`invalid_grant` after re-reading the store):
+            /// the user must sign in again. Distinct from a network failure, which is transient.
+            public static let reauthorizationRequired = Code(base: .reauthorizationRequired)
+            /// An endpoint over plain `http` to a host that is not loopback.
+            public static let insecureEndpoint = Code(base: .insecureEndpoint)
+            /// A request this library refuses to build (PKCE `plain`, a state under 128 bits, …).
+            public static let invalidConfiguration = Code(base: .invalidConfiguration)
+            public var description: String { base.rawValue }
+        }
+
+        public let code: Code
+        /// Names what failed; never a secret.
+        public let reason: String
+        /// What the server sent, for ``Code/serverRefused``.
+        public let serverError: ErrorResponse?
+        /// The HTTP status of the response that ended the step, when there was one.
+        public let status: Int?
+
+        public init(_ code: Code, _ reason: String, serverError: ErrorResponse? = nil, status: Int? = nil) {
+            self.code = code
+            self.reason = reason
+            self.serverError = serverError
+            self.status = status
+        }
+
+        public static func == (lhs: Self, rhs: Self) -> Bool {
+            lhs.code == rhs.code && lhs.serverError?.code == rhs.serverError?.code
+        }
+        public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+        public var description: String { "OAuth2.Error.\(code): \(reason)" }
+    }
+}
