@@ -22,7 +22,7 @@ extension TLSConfiguration {
             }
             let key: NIOSSLPrivateKey
             do {
-                key = try NIOSSLPrivateKey(bytes: Array(keyPEM.utf8), format: .pem)
+                key = try NIOSSLPrivateKey(bytes: Array(keyPEM.reveal().utf8), format: .pem)
             } catch {
                 // BoringSSL's reason names no key material.
                 throw TrustError(.invalidPrivateKey, "the client private key is not a PEM key: \(error)")
@@ -32,7 +32,7 @@ extension TLSConfiguration {
         case .pkcs12(let bytes, let passphrase):
             let bundle: NIOSSLPKCS12Bundle
             do {
-                bundle = try NIOSSLPKCS12Bundle(buffer: bytes, passphrase: passphrase.map { Array($0.utf8) })
+                bundle = try NIOSSLPKCS12Bundle(buffer: bytes, passphrase: passphrase.map { Array($0.reveal().utf8) })
             } catch {
                 throw TrustError(.invalidPrivateKey, "the PKCS#12 bundle does not open (wrong passphrase?): \(error)")
             }

@@ -102,7 +102,7 @@ struct TLSOptions: ParsableArguments {
             if key != nil { throw CLIFailure("--key does not go with --cert-type p12: the bundle holds the key") }
             return ClientIdentity(
                 pkcs12: Array(certificate),
-                passphrase: ProcessInfo.processInfo.environment["REMOTE_AUTH_CERT_PASSPHRASE"]
+                passphrase: ProcessInfo.processInfo.environment["REMOTE_AUTH_CERT_PASSPHRASE"].map { Secret($0) }
             )
         case .pem:
             guard let key else { throw CLIFailure("missing option: --cert needs --key (or --cert-type p12)") }

@@ -1,22 +1,29 @@
 /// A client certificate and its private key, for mutual TLS
 /// ([RFC 8446 §4.4.2](https://www.rfc-editor.org/rfc/rfc8446#section-4.4.2)). The core keeps the
 /// encoded material; the transport parses it when it connects (NIOSSL reads PEM and PKCS#12).
-/// `description` and `debugDescription` never show the key or the passphrase.
-public struct ClientIdentity: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible {
+/// The private key and the passphrase are ``Secret``s: `description`, `debugDescription` and the
+/// mirror never show them, and `==` compares them in constant time.
+public struct ClientIdentity: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible,
+    CustomReflectable
+{
     public enum Material: Sendable, Hashable {
         /// The certificate chain (leaf first) and the private key, both PEM.
-        case pem(certificateChain: String, privateKey: String)
+        case pem(certificateChain: String, privateKey: Secret)
         /// A PKCS#12 (`.p12`/`.pfx`) bundle and its passphrase.
-        case pkcs12(bytes: [UInt8], passphrase: String?)
+        case pkcs12(bytes: [UInt8], passphrase: Secret?)
     }
 
     public let material: Material
 
-    public init(certificateChainPEM: String, privateKeyPEM: String) {
+    public init(certificateChainPEM: String, privateKeyPEM: Secret) {
         self.material = .pem(certificateChain: certificateChainPEM, privateKey: privateKeyPEM)
     }
 
-    public init(pkcs12: [UInt8], passphrase: String?) {
+    public init(certificateChainPEM: String, privateKeyPEM: String) {
+        self.init(certificateChainPEM: certificateChainPEM, privateKeyPEM: Secret(privateKeyPEM))
+    }
+
+    public init(pkcs12: [UInt8], passphrase: Secret?) {
         self.material = .pkcs12(bytes: pkcs12, passphrase: passphrase)
     }
 
@@ -28,4 +35,5 @@ public struct ClientIdentity: Sendable, Hashable, CustomStringConvertible, Custo
     }
 
     public var debugDescription: String { description }
+    public var customMirror: Mirror { Mirror(self, children: [:], displayStyle: .struct) }
 }

@@ -10,7 +10,7 @@ public import HTTPTypes
 public struct BearerToken: RequestAuthorizer, Hashable, CustomStringConvertible, CustomDebugStringConvertible,
     CustomReflectable
 {
-    private let token: String
+    private let token: Secret
 
     /// - Throws: ``ClientError/Code/invalidCredential`` when `token` is not a `b64token`
     ///   (`1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"="`), the only form that
@@ -24,14 +24,19 @@ public struct BearerToken: RequestAuthorizer, Hashable, CustomStringConvertible,
                 "a bearer token must be a non-empty b64token: letters, digits, -._~+/ then = padding (RFC 6750 §2.1)"
             )
         }
-        self.token = token
+        self.token = Secret(token)
+    }
+
+    /// - Throws: as ``init(_:)-(String)``.
+    public init(_ token: Secret) throws {
+        try self.init(token.reveal())
     }
 
     /// `Bearer`.
     public var scheme: String { "Bearer" }
 
     public func authorization(for request: HTTPRequest, body: [UInt8]?) -> RequestAuthorization {
-        RequestAuthorization(credentials: "Bearer " + token)
+        RequestAuthorization(credentials: "Bearer " + token.reveal())
     }
 
     /// A fixed token has nothing to renew: ``ChallengeReaction/giveUp``.
@@ -39,8 +44,8 @@ public struct BearerToken: RequestAuthorizer, Hashable, CustomStringConvertible,
         .giveUp
     }
 
-    public static func == (lhs: Self, rhs: Self) -> Bool { constantTimeEquals(lhs.token, rhs.token) }
-    public func hash(into hasher: inout Hasher) { hasher.combine(token.utf8.count) }
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.token == rhs.token }
+    public func hash(into hasher: inout Hasher) { hasher.combine(token) }
     public var description: String { "BearerToken(<redacted>)" }
     public var debugDescription: String { description }
     public var customMirror: Mirror { Mirror(self, children: [:], displayStyle: .struct) }
