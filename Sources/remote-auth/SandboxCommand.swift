@@ -60,7 +60,12 @@ struct SandboxCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("A JSON file adding consumers, RSA consumer keys and users.", valueName: "file"))
     var config: String?
 
-    @Option(help: ArgumentHelp("Keep tokens and statuses in this file across restarts.", valueName: "file"))
+    @Option(
+        help: ArgumentHelp(
+            "Keep tokens and statuses in this file across restarts (written at start: a path that cannot be written stops the sandbox).",
+            valueName: "file"
+        )
+    )
     var state: String?
 
     @Option(help: "Accepted oauth_timestamp distance from the server clock, in seconds.")
