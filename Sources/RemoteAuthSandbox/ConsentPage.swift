@@ -65,7 +65,7 @@ enum ConsentPage {
             <div class="buttons"><button id="allow" type="submit" name="action" value="authorize">Authorize app</button>
             <button id="deny" type="submit" name="action" value="deny">Cancel</button></div></form>
             """
-        return page(status: error == nil ? .ok : .ok, title: "Authorize \(app)", body: body)
+        return page(status: .ok, title: "Authorize \(app)", body: body)
     }
 
     static func pin(app: String, pin: String) -> Response {
@@ -78,6 +78,31 @@ enum ConsentPage {
                 <code id="pin">\(pin.htmlEscaped)</code>
                 """
         )
+    }
+
+    /// A consent step that cannot go on, shown as a page with its status.
+    struct Refusal: SandboxRefusal {
+        let status: HTTPResponse.Status
+        let title: String
+        let text: String
+
+        init(_ status: HTTPResponse.Status, _ title: String, _ text: String) {
+            self.status = status
+            self.title = title
+            self.text = text
+        }
+
+        static let alreadyAnswered = Refusal(
+            .gone,
+            "Already answered",
+            "This authorization request has already been answered."
+        )
+
+        func response(from request: Request, context: some RequestContext) -> Response {
+            ConsentPage.message(status: status, title: title, text: text)
+        }
+
+        var logOutcome: String { title }
     }
 
     static func message(status: HTTPResponse.Status, title: String, text: String) -> Response {

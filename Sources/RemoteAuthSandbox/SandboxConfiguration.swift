@@ -1,6 +1,6 @@
 import Foundation
 public import HTTPTypes
-import RemoteAuth
+public import RemoteAuth
 
 /// What a sandbox serves and to whom: its address, its identities and its policies.
 ///
@@ -94,8 +94,15 @@ public struct SandboxConfiguration: Sendable {
     /// Called with the head of every request that reaches the router, before it is handled:
     /// lets a test see from the server's side what arrived (and that nothing did).
     public var onRequest: (@Sendable (HTTPRequest) -> Void)?
+    /// Called with one entry per answered request: method, path, status, and the
+    /// `oauth_problem` or challenge outcome of a refusal. `nil` (the default) logs nothing; the
+    /// `remote-auth sandbox` command writes each entry to stderr unless `--quiet`.
+    public var requestLog: (@Sendable (SandboxLogEntry) -> Void)?
     /// The clock, in seconds since 1970; injectable so tests can move time.
     public var now: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
+    /// Where tokens, secrets, verifiers, PINs, nonces and session identifiers come from;
+    /// injectable so tests can repeat a run.
+    public var random: RandomSource = .system
 
     public init() {}
 

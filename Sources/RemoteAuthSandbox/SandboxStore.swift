@@ -1,6 +1,12 @@
 import Foundation
 import RemoteAuth
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The sandbox's mutable state, in one actor: tokens, statuses, nonces, sessions.
 ///
 /// Tokens and statuses are written to the state file (when there is one) before the request
@@ -54,9 +60,16 @@ actor SandboxStore {
     /// Consent-page sessions: cookie value → user name.
     private var sessions: [String: String] = [:]
     private let statePath: String?
+    /// Token values, secrets and session identifiers come from here.
+    private let random: RandomSource
 
-    init(statePath: String?, seededTokens: [SandboxConfiguration.SeededToken]) throws {
+    /// Loads the state file when there is one, then writes it back, so that a path that cannot
+    /// be written fails here, at start-up, rather than as a `500` on the first token.
+    ///
+    /// - Throws: ``SandboxError`` when the state file cannot be read or written.
+    init(statePath: String?, seededTokens: [SandboxConfiguration.SeededToken], random: RandomSource = .system) throws {
         self.statePath = statePath
+        self.random = random
         if let statePath, FileManager.default.fileExists(atPath: statePath) {
             do {
                 let data = try Data(contentsOf: URL(fileURLWithPath: statePath))
@@ -77,41 +90,71 @@ actor SandboxStore {
                 user: seeded.user
             )
         }
+        if let statePath {
+            let current = Persisted(
+                requestTokens: requestTokens,
+                accessTokens: accessTokens,
+                statuses: statuses,
+                nextStatusID: nextStatusID
+            )
+            try Self.save(current, to: statePath, random: random)
+        }
     }
 
     // MARK: Persistence
 
-    private func persist() throws {
-        guard let statePath else { return }
-        let persisted = Persisted(
+    private var persisted: Persisted {
+        Persisted(
             requestTokens: requestTokens,
             accessTokens: accessTokens,
             statuses: statuses,
             nextStatusID: nextStatusID
         )
+    }
+
+    private func persist() throws(SandboxError) {
+        guard let statePath else { return }
+        try Self.save(persisted, to: statePath, random: random)
+    }
+
+    /// Writes the state as sorted JSON to a temporary file beside `statePath`, created 0600
+    /// before any secret is written and flushed to disk, then renamed into place (atomic on
+    /// POSIX).
+    ///
+    /// - Throws: ``SandboxError`` naming the file and the system's reason.
+    private static func save(_ persisted: Persisted, to statePath: String, random: RandomSource) throws(SandboxError) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        let data = try encoder.encode(persisted)
+        guard let data = try? encoder.encode(persisted) else {
+            throw SandboxError("cannot encode the state for '\(statePath)'")
+        }
         let url = URL(fileURLWithPath: statePath)
         let temporary = url.deletingLastPathComponent()
-            .appendingPathComponent(".\(url.lastPathComponent).\(Random.hex(bytes: 6)).tmp")
-        // Created 0600 before any secret is written, then renamed into place (atomic on POSIX).
-        guard
-            FileManager.default.createFile(
-                atPath: temporary.path,
-                contents: nil,
-                attributes: [.posixPermissions: 0o600]
-            )
-        else {
-            throw SandboxError("cannot write the state file next to '\(statePath)'")
+            .appendingPathComponent(".\(url.lastPathComponent).\(random.hex(byteCount: 6)).tmp").path
+        func failure(_ code: Int32) -> SandboxError {
+            SandboxError("cannot write the state file '\(statePath)': \(String(cString: strerror(code)))")
         }
-        let handle = try FileHandle(forWritingTo: temporary)
-        try handle.write(contentsOf: data)
-        try handle.synchronize()
-        try handle.close()
-        if rename(temporary.path, url.path) != 0 {
-            try? FileManager.default.removeItem(at: temporary)
-            throw SandboxError("cannot replace the state file '\(statePath)'")
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw failure(errno) }
+        var written = 0
+        var code: Int32 = 0
+        data.withUnsafeBytes { bytes in
+            while written < bytes.count {
+                let count = write(descriptor, bytes.baseAddress! + written, bytes.count - written)
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    code = errno
+                    return
+                }
+                written += count
+            }
+        }
+        if code == 0, fsync(descriptor) != 0 { code = errno }
+        if close(descriptor) != 0, code == 0 { code = errno }
+        if code == 0, rename(temporary, statePath) != 0 { code = errno }
+        if code != 0 {
+            unlink(temporary)
+            throw failure(code)
         }
     }
 
@@ -187,8 +230,8 @@ actor SandboxStore {
 
     private func issueAccessTokenRecord(consumerKey: String, user: String) -> AccessToken {
         let access = AccessToken(
-            token: "\(user)-" + Random.hex(bytes: 16),
-            secret: Random.token(bytes: 24),
+            token: "\(user)-" + random.hex(byteCount: 16),
+            secret: random.alphanumeric(bytes: 24),
             consumerKey: consumerKey,
             user: user
         )
@@ -229,7 +272,7 @@ actor SandboxStore {
 
     func issueDigestNonce(space: String, now: Int64) -> String {
         if digestNonces.count > 4096 { digestNonces = digestNonces.filter { now - $0.value.issuedAt < 3600 } }
-        let nonce = Random.token(bytes: 18)
+        let nonce = random.alphanumeric(bytes: 18)
         digestNonces[nonce] = (space, now, 0)
         return nonce
     }
@@ -267,7 +310,7 @@ actor SandboxStore {
     // MARK: Sessions
 
     func startSession(user: String) -> String {
-        let id = Random.token(bytes: 24)
+        let id = random.alphanumeric(bytes: 24)
         sessions[id] = user
         return id
     }
@@ -275,31 +318,29 @@ actor SandboxStore {
     func sessionUser(_ id: String) -> String? { sessions[id] }
 }
 
-/// Random identifiers from the system's cryptographic source.
-enum Random {
-    static func hex(bytes count: Int) -> String {
-        var generator = SystemRandomNumberGenerator()
-        let digits = Array("0123456789abcdef".utf8)
+extension RandomSource {
+    /// Letters and digits only (no escaping anywhere), about 5.95 bits per character: as many
+    /// characters as `bytes` random bytes would take in base64, each drawn without bias.
+    func alphanumeric(bytes count: Int) -> String {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789".utf8)
+        let length = (count * 8 + 5) / 6
         var output: [UInt8] = []
-        for _ in 0..<count {
-            let byte = UInt8.random(in: 0...255, using: &generator)
-            output.append(digits[Int(byte >> 4)])
-            output.append(digits[Int(byte & 0xF)])
+        output.reserveCapacity(length)
+        while output.count < length {
+            // 248 = 4 × 62: a byte below it maps to the alphabet evenly.
+            for byte in self.bytes(length - output.count) where byte < 248 && output.count < length {
+                output.append(alphabet[Int(byte) % alphabet.count])
+            }
         }
         return String(decoding: output, as: UTF8.self)
     }
 
-    /// Letters and digits only (no escaping anywhere), about 5.95 bits per character.
-    static func token(bytes count: Int) -> String {
-        var generator = SystemRandomNumberGenerator()
-        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789".utf8)
-        let length = (count * 8 + 5) / 6
-        return String(decoding: (0..<length).map { _ in alphabet.randomElement(using: &generator)! }, as: UTF8.self)
-    }
-
-    /// A 7-digit PIN for the `oob` flow.
-    static func pin() -> String {
-        var generator = SystemRandomNumberGenerator()
-        return String(Int.random(in: 1_000_000...9_999_999, using: &generator))
+    /// A 7-digit PIN for the `oob` flow, without bias.
+    func pin() -> String {
+        while true {
+            let value = self.bytes(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+            // The largest multiple of 9,000,000 that fits in a UInt32.
+            if value < 4_293_000_000 { return String(1_000_000 + value % 9_000_000) }
+        }
     }
 }

@@ -11,6 +11,10 @@ struct SandboxCommand: AsyncParsableCommand {
             The first line printed is 'RemoteAuth sandbox listening on URL'; the endpoints and the demo \
             identities follow (this is a local test service: its secrets are printed). It serves on \
             loopback only and runs until SIGINT or SIGTERM.
+
+            Each request is logged on stderr, one line each: method, path (without the query), status, \
+            and for a refusal its oauth_problem or challenge outcome, e.g. \
+            'GET /basic/ 401 Basic challenge: no credentials'. --quiet turns the log off.
             """
     )
 
@@ -50,10 +54,18 @@ struct SandboxCommand: AsyncParsableCommand {
     )
     var writeCertificate: String?
 
+    @Flag(help: "Do not log requests on stderr.")
+    var quiet = false
+
     @Option(help: ArgumentHelp("A JSON file adding consumers, RSA consumer keys and users.", valueName: "file"))
     var config: String?
 
-    @Option(help: ArgumentHelp("Keep tokens and statuses in this file across restarts.", valueName: "file"))
+    @Option(
+        help: ArgumentHelp(
+            "Keep tokens and statuses in this file across restarts (written at start: a path that cannot be written stops the sandbox).",
+            valueName: "file"
+        )
+    )
     var state: String?
 
     @Option(help: "Accepted oauth_timestamp distance from the server clock, in seconds.")
@@ -79,6 +91,11 @@ struct SandboxCommand: AsyncParsableCommand {
         configuration.timestampWindow = timestampWindow
         configuration.digestNonceLifetime = digestNonceLifetime
         configuration.statePath = state
+        if !quiet {
+            configuration.requestLog = { entry in
+                FileHandle.standardError.write(Data((entry.description + "\n").utf8))
+            }
+        }
         if let config {
             do {
                 try configuration.load(configFile: config)

@@ -1,0 +1,24 @@
+import HTTPTypes
+import Hummingbird
+
+/// `GET /redirect?to=URL[&status=301|302|303|307|308]`: a redirect anywhere, for testing how a
+/// client follows redirects ([RFC 9110 §15.4](https://www.rfc-editor.org/rfc/rfc9110#section-15.4))
+/// and whether it keeps credentials to itself.
+struct RedirectRoutes: Sendable {
+    static let statuses = [301, 302, 303, 307, 308]
+
+    var collection: RouteCollection<SandboxRequestContext> {
+        let routes = RouteCollection(context: SandboxRequestContext.self)
+        routes.get("redirect") { request, _ in try redirect(request) }
+        return routes
+    }
+
+    func redirect(_ request: Request) throws(JSONError) -> Response {
+        let fields = request.queryFields
+        guard let target = fields["to"], !target.isEmpty else {
+            throw JSONError(.badRequest, "use /redirect?to=URL[&status=301|302|303|307|308]")
+        }
+        let code = fields["status"].flatMap { Int($0) } ?? 302
+        return SandboxResponse.redirect(to: target, status: Self.statuses.contains(code) ? .init(code: code) : .found)
+    }
+}

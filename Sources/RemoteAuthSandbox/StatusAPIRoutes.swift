@@ -1,0 +1,104 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import RemoteAuth
+
+/// A small Twitter-like API under `/1.1`, every call behind ``OAuth1Authenticator`` with an
+/// access token (a protected resource, [RFC 5849 §3](https://www.rfc-editor.org/rfc/rfc5849#section-3)):
+/// post a status, read the timeline, and who am I.
+struct StatusAPIRoutes: Sendable {
+    let verifier: OAuth1Verifier
+
+    var configuration: SandboxConfiguration { verifier.configuration }
+    var store: SandboxStore { verifier.store }
+
+    var collection: RouteCollection<SandboxRequestContext> {
+        let routes = RouteCollection(context: SandboxRequestContext.self)
+        routes.add(middleware: OAuth1Authenticator(verifier: verifier, token: .access))
+        routes.post("statuses/update.json") { _, context in try await update(context.requireOAuth1()) }
+        routes.get("statuses/home_timeline.json") { request, _ in await homeTimeline(request) }
+        routes.get("account/verify_credentials.json") { _, context in
+            try verifyCredentials(context.requireOAuth1())
+        }
+        return routes
+    }
+
+    /// `POST /1.1/statuses/update.json` with the form parameter `status` (at most 280 characters).
+    func update(_ verified: OAuth1Verifier.Verified) async throws -> Response {
+        guard let text = verified.received.requestParameters.first(where: { $0.name == "status" })?.value,
+            !text.isEmpty
+        else {
+            throw JSONError(.badRequest, "the form parameter 'status' is required")
+        }
+        guard text.count <= 280 else {
+            throw JSONError(.forbidden, "a status has at most 280 characters")
+        }
+        let user = verified.accessToken?.user ?? ""
+        let status = try await ServerFailure.mapping("cannot save the status") {
+            try await store.addStatus(text: text, user: user, now: configuration.now())
+        }
+        return SandboxResponse.json(statusJSON(status))
+    }
+
+    /// `GET /1.1/statuses/home_timeline.json?count=N` (1 to 200, 20 unless given), newest first.
+    func homeTimeline(_ request: Request) async -> Response {
+        let count = request.queryFields["count"].flatMap { Int($0) } ?? 20
+        return SandboxResponse.json(await store.timeline(limit: max(1, min(count, 200))).map(statusJSON))
+    }
+
+    /// `GET /1.1/account/verify_credentials.json`: the access token's user.
+    func verifyCredentials(_ verified: OAuth1Verifier.Verified) -> Response {
+        SandboxResponse.json(userJSON(verified.accessToken?.user ?? ""))
+    }
+
+    // MARK: JSON
+
+    struct UserJSON: Encodable {
+        let id: Int64
+        let idString: String
+        let screenName: String
+        let name: String
+
+        enum CodingKeys: String, CodingKey {
+            case id
+            case idString = "id_str"
+            case screenName = "screen_name"
+            case name
+        }
+    }
+
+    struct StatusJSON: Encodable {
+        let id: Int64
+        let idString: String
+        let text: String
+        let createdAt: String
+        let user: UserJSON
+
+        enum CodingKeys: String, CodingKey {
+            case id
+            case idString = "id_str"
+            case text
+            case createdAt = "created_at"
+            case user
+        }
+    }
+
+    func userJSON(_ name: String) -> UserJSON {
+        let id = configuration.user(named: name)?.numericID ?? "0"
+        return UserJSON(id: Int64(id) ?? 0, idString: id, screenName: name, name: name)
+    }
+
+    func statusJSON(_ status: SandboxStore.Status) -> StatusJSON {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "EEE MMM dd HH:mm:ss Z yyyy"
+        return StatusJSON(
+            id: status.id,
+            idString: String(status.id),
+            text: status.text,
+            createdAt: formatter.string(from: Date(timeIntervalSince1970: TimeInterval(status.createdAt))),
+            user: userJSON(status.user)
+        )
+    }
+}
