@@ -66,15 +66,22 @@ public final class LoopbackCallbackListener: Sendable {
 
     /// Runs a listener for the duration of `body`, and closes it afterwards, whether `body`
     /// throws or not.
+    ///
+    /// The browser is shown `page`, or `deniedPage` when the callback says the user refused:
+    /// OAuth 1.0a's `denied` parameter, or an OAuth 2 `error`
+    /// ([RFC 6749 §4.1.2.1](https://www.rfc-editor.org/rfc/rfc6749#section-4.1.2.1)). Either way
+    /// the callback URL is handed to the app, which decides what it means.
     public static func withListener<Result>(
         path: String = "/callback",
         page: String = "You are signed in. You can close this window and return to the application.",
+        deniedPage: String = "Access was denied. You can close this window and return to the application.",
         isolation: isolated (any Actor)? = #isolation,
         _ body: (String, LoopbackCallbackListener) async throws -> Result
     ) async throws -> Result {
         try await withListener(
             path: path,
             page: page,
+            deniedPage: deniedPage,
             maximumRequestBytes: maximumRequestBytes,
             readTimeout: readTimeout,
             isolation: isolation,
@@ -86,6 +93,7 @@ public final class LoopbackCallbackListener: Sendable {
     static func withListener<Result>(
         path: String,
         page: String,
+        deniedPage: String = "Access was denied.",
         maximumRequestBytes: Int,
         readTimeout: TimeAmount,
         isolation: isolated (any Actor)?,
@@ -93,9 +101,14 @@ public final class LoopbackCallbackListener: Sendable {
     ) async throws -> Result {
         let (received, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingOldest(1))
         let normalized = path.hasPrefix("/") ? path : "/" + path
-        let html =
-            "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Signed in</title></head>"
-            + "<body style=\"font-family:sans-serif;margin:4em\"><p id=\"done\">\(page)</p></body></html>"
+        func html(title: String, _ text: String) -> String {
+            "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>\(title)</title></head>"
+                + "<body style=\"font-family:sans-serif;margin:4em\"><p id=\"done\">\(text)</p></body></html>"
+        }
+        let pages = CallbackHandler.Pages(
+            signedIn: html(title: "Signed in", page),
+            denied: html(title: "Access denied", deniedPage)
+        )
         let server: any Channel
         do {
             server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
@@ -107,7 +120,7 @@ public final class LoopbackCallbackListener: Sendable {
                         )
                         try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
                         try channel.pipeline.syncOperations.addHandler(
-                            CallbackHandler(path: normalized, page: html, received: continuation)
+                            CallbackHandler(path: normalized, pages: pages, received: continuation)
                         )
                     }
                 }
@@ -199,15 +212,31 @@ final class CallbackHandler: ChannelInboundHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
 
+    /// The HTML shown after a callback: signed in, or the user refused.
+    struct Pages: Sendable {
+        var signedIn: String
+        var denied: String
+    }
+
     private let path: String
-    private let page: String
+    private let pages: Pages
     private let received: AsyncStream<String>.Continuation
     private var head: HTTPRequestHead?
 
-    init(path: String, page: String, received: AsyncStream<String>.Continuation) {
+    init(path: String, pages: Pages, received: AsyncStream<String>.Continuation) {
         self.path = path
-        self.page = page
+        self.pages = pages
         self.received = received
+    }
+
+    /// `true` when the callback's query names a refusal: OAuth 1.0a's `denied` (the request
+    /// token the user refused) or OAuth 2's `error` (RFC 6749 §4.1.2.1).
+    static func isRefusal(_ uri: String) -> Bool {
+        guard let mark = uri.firstIndex(of: "?") else { return false }
+        return uri[uri.index(after: mark)...].split(separator: "&").contains { field in
+            let name = field.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+            return name == "denied" || name == "error"
+        }
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -236,7 +265,7 @@ final class CallbackHandler: ChannelInboundHandler {
             text = "Method Not Allowed"
         } else {
             status = .ok
-            text = page
+            text = Self.isRefusal(head.uri) ? pages.denied : pages.signedIn
             contentType = "text/html; charset=utf-8"
             let authority = head.headers.first(name: "Host") ?? "127.0.0.1"
             // One-shot: the first callback is the one handed over; later ones get the page only.

@@ -85,6 +85,28 @@ import Testing
         }
     }
 
+    /// A refusal (OAuth 1.0a `denied`, OAuth 2 `error`) shows the denied page, not "signed in",
+    /// and is still handed to the app, which decides what it means.
+    @Test(arguments: ["?denied=request-token", "?error=access_denied&state=s"])
+    func aRefusalShowsTheDeniedPage(_ query: String) async throws {
+        try await LoopbackCallbackListener.withListener { callbackURL, listener in
+            let landing = try await Wire.get(callbackURL + query)
+            #expect(landing.status == 200)
+            #expect(landing.body.contains("<title>Access denied</title>"))
+            #expect(landing.body.contains("Access was denied. You can close this window"))
+            #expect(!landing.body.contains("signed in"))
+            #expect(try await listener.callback(timeout: .seconds(10)) == callbackURL + query)
+        }
+    }
+
+    @Test func anApprovalShowsTheSignedInPage() async throws {
+        try await LoopbackCallbackListener.withListener { callbackURL, _ in
+            let landing = try await Wire.get(callbackURL + "?code=c&state=s&error_hint=x")
+            #expect(landing.body.contains("<title>Signed in</title>"))
+            #expect(landing.body.contains("You are signed in."))
+        }
+    }
+
     /// A connection that sends nothing is closed at the read deadline.
     @Test(.timeLimit(.minutes(1)))
     func closesAnIdleConnection() async throws {
@@ -102,7 +124,7 @@ import Testing
             let clock = ContinuousClock()
             let start = clock.now
             try await channel.closeFuture.get()
-            #expect(clock.now - start < .seconds(3), "\(clock.now - start)")
+            #expect(clock.now - start < .seconds(6), "\(clock.now - start)")  // loose: a busy 2-core machine
         }
     }
 }

@@ -443,8 +443,14 @@ def tokens():
         return []
 
 
+def oauth1(stored):
+    # tokens.json holds {"kind": "oauth1", "oauth1": {...}} since sessions became protocol-neutral;
+    # a file written before that holds the OAuth 1.0a session itself.
+    return stored.get("oauth1", stored)
+
+
 def session(profile):
-    return next((entry["session"] for entry in tokens() if entry["key"]["service"] == profile), None)
+    return next((oauth1(entry["session"]) for entry in tokens() if entry["key"]["service"] == profile), None)
 
 
 def log_since(mark):
@@ -681,7 +687,7 @@ def refusals(captured):
             ("wrong-consumer-secret", ("client",), lambda s: s.replace("%25", "%"))):
         copy = json.loads(json.dumps(original))
         copy["key"]["service"] = profile
-        target = copy["session"]
+        target = oauth1(copy["session"])
         for key in where:
             target = target[key]
         target["secret"] = alter(target["secret"])
