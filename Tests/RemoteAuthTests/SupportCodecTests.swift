@@ -110,14 +110,6 @@ import Testing
         #expect(!FormURLEncoding.isFormEncoded([:]))
         #expect(!FormURLEncoding.isFormEncoded(fields("text/plain", "application/x-www-form-urlencoded")))
     }
-
-    /// The deprecated forwarder keeps its old behaviour exactly: U+FFFD for octets that are not
-    /// UTF-8, OAuth1Error for a bad escape.
-    @Test func oauth1FormParametersForwarder() throws {
-        let parsed = try OAuth1.SignatureBaseString.formParameters("a=&b&&c=1=2&d+e=f+g&=v&x=%FF")
-        #expect(parsed.map(\.description) == ["a=", "b=", "c=1=2", "d e=f g", "=v", "x=\u{FFFD}"])
-        #expect(throws: OAuth1Error(.malformedEncoding, "")) { try OAuth1.SignatureBaseString.formParameters("a=%4") }
-    }
 }
 
 @Suite struct RandomSourceTests {

@@ -125,24 +125,6 @@ extension OAuth1 {
             pairs.appendNormalized(to: &output)
             return String(decoding: output, as: UTF8.self)
         }
-
-        /// Parses an `application/x-www-form-urlencoded` string (a query or a form body) into
-        /// decoded name/value pairs, the way [RFC 5849 §3.4.1.3.1](https://www.rfc-editor.org/rfc/rfc5849#section-3.4.1.3.1)
-        /// collects them: `&` separates pairs, the first `=` separates name from value, a pair
-        /// without `=` has an empty value, `+` is a space, empty pairs (`a&&b`) are skipped.
-        /// Octets that are not UTF-8 become U+FFFD here (``FormURLEncoding/decode(_:)`` refuses them).
-        ///
-        /// - Note: Deprecated: use ``FormURLEncoding/decode(_:)``. Kept as a forwarder, with its
-        ///   lossy UTF-8, until its last callers move.
-        public static func formParameters(_ encoded: some StringProtocol) throws -> [Parameter] {
-            var result: [Parameter] = []
-            try FormURLEncoding.forEachPair(Array(encoded.utf8)[...]) { name, value in
-                let name = try OAuth1.decodeFormOctets(name)
-                let value = try OAuth1.decodeFormOctets(value)
-                result.append(Parameter(String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
-            }
-            return result
-        }
     }
 }
 
@@ -166,15 +148,6 @@ extension OAuth1 {
     /// `name=value&…`, each percent-encoded (§3.6, the same octets as ``FormURLEncoding``).
     static func formEncoded(_ parameters: [Parameter]) -> String {
         FormURLEncoding.encode(parameters.map { ($0.name, $0.value) })
-    }
-
-    /// One form component's octets, `+` as a space; a bad `%` as ``OAuth1Error``.
-    static func decodeFormOctets(_ raw: ArraySlice<UInt8>) throws -> [UInt8] {
-        do {
-            return try FormURLEncoding.decodeOctets(raw)
-        } catch let error as FormURLEncodingError {
-            throw OAuth1Error(.malformedEncoding, error.reason)
-        }
     }
 }
 
