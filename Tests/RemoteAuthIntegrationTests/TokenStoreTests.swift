@@ -171,3 +171,66 @@ actor AnsweringTransport: HTTPTransport {
         return (HTTPResponse(status: .ok), [])
     }
 }
+
+/// OAuth 2 sessions in the file store, beside OAuth 1.0a ones.
+@Suite struct FileTokenStoreOAuth2Tests {
+    static func oauth2Session(_ access: String, refresh: String) -> OAuth2.Session {
+        OAuth2.Session(
+            tokens: OAuth2.Tokens(
+                accessToken: Secret(access),
+                tokenType: "Bearer",
+                expiresAt: 1_700_003_600,
+                refreshToken: Secret(refresh)
+            ),
+            issuer: "https://as.example",
+            tokenEndpoint: "https://as.example/token",
+            clientID: "demo-service",
+            clientAuthentication: .clientSecretPost,
+            clientSecret: "demo-service-secret",
+            resourceOrigins: ["https://api.example"]
+        )
+    }
+
+    /// Both kinds in one 0600 file; another store object on the same file (another process)
+    /// sees a save at once; the store's listeners hear of its own saves and removals.
+    @Test func oauth2BesideOAuth1() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("remote-auth-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.path + "/tokens.json"
+        let store = try FileTokenStore(path: path)
+        let changes = store.changes()
+        let oauth1 = OAuth1.Session(
+            provider: .twitterStyle(baseURL: "https://p.example"),
+            client: .init(key: "k", secret: "s"),
+            accessToken: .init(credentials: .init(token: "t", secret: "ts"))
+        )
+        try await store.save(oauth1, service: "twitter", account: "alice")
+        let sibling = try FileTokenStore(path: path)
+        try await store.save(Self.oauth2Session("a1", refresh: "r1"), service: "api", account: "alice")
+        #expect(
+            try await sibling.oauth2Session(service: "api", account: "alice") == Self.oauth2Session("a1", refresh: "r1")
+        )
+        try await sibling.save(Self.oauth2Session("a2", refresh: "r2"), service: "api", account: "alice")
+        #expect(try await store.oauth2Session(service: "api", account: "alice")?.tokens.refreshToken == "r2")
+        #expect(try await store.oauth1Session(service: "twitter", account: "alice") == oauth1)
+        let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber
+        #expect(mode?.intValue == 0o600)
+        let written = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(written.contains(#""kind" : "oauth2""#) && written.contains(#""kind" : "oauth1""#))
+
+        try await store.removeSession(service: "twitter", account: "alice")
+        #expect(await sibling.keys() == [TokenStoreKey(service: "api", account: "alice")])
+        var received: [TokenStoreChange] = []
+        for await change in changes {
+            received.append(change)
+            if received.count == 3 { break }
+        }
+        #expect(
+            received.map(\.description) == [
+                "saved twitter/alice: OAuth1.\(oauth1)",
+                "saved api/alice: \(Self.oauth2Session("a1", refresh: "r1"))",
+                "removed twitter/alice",
+            ]
+        )
+    }
+}

@@ -42,7 +42,11 @@ extension AuthenticatingClient {
                 )
             }
             if case .askAuthorizer(let scoped, let challenge) = action {
-                let reaction = try await scoped.authorizer.reaction(to: challenge, in: response)
+                let refused = RequestAuthorization(
+                    credentials: parties[index].authorization ?? "",
+                    additionalFields: parties[index].additionalFields
+                )
+                let reaction = try await scoped.authorizer.reaction(to: challenge, in: response, refusing: refused)
                 action = parties[index].authorizerReacted(reaction, to: challenge, in: response)
             }
             switch action {

@@ -7,6 +7,7 @@ extension OAuth2 {
             private enum Base: String, Sendable {
                 case serverRefused, malformedResponse, stateMismatch, issuerMismatch
                 case reauthorizationRequired, insecureEndpoint, invalidConfiguration
+                case refreshLimitExceeded, unsupportedTokenType
             }
             private let base: Base
             /// The server answered with an OAuth error (``Error/serverError`` holds it), at the
@@ -29,6 +30,14 @@ extension OAuth2 {
             public static let insecureEndpoint = Code(base: .insecureEndpoint)
             /// A request this library refuses to build (PKCE `plain`, a state under 128 bits, …).
             public static let invalidConfiguration = Code(base: .invalidConfiguration)
+            /// A token session refreshed as often as its refresh window allows and was asked to
+            /// again (a server that keeps refusing fresh tokens): transient, the next window may
+            /// try again. Alamofire's `RefreshWindow`.
+            public static let refreshLimitExceeded = Code(base: .refreshLimitExceeded)
+            /// The token's `token_type` is not one this client can present (a `DPoP` token needs
+            /// a proof, [RFC 9449 §7.1](https://www.rfc-editor.org/rfc/rfc9449#section-7.1)).
+            /// [RFC 6749 §7.1](https://www.rfc-editor.org/rfc/rfc6749#section-7.1)
+            public static let unsupportedTokenType = Code(base: .unsupportedTokenType)
             public var description: String { base.rawValue }
         }
 

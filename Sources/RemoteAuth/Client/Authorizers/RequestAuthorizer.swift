@@ -33,6 +33,15 @@ public protocol RequestAuthorizer: Sendable {
     /// `nil` when there is none. Asked at most once per request.
     func reaction(to challenge: AuthenticationChallenge?, in response: HTTPResponse) async throws -> ChallengeReaction
 
+    /// The same question, told which authorization was refused: a token session refreshes only
+    /// when the refused token is its current one (another request may have refreshed since).
+    /// The client asks this one; the default forwards to ``reaction(to:in:)``.
+    func reaction(
+        to challenge: AuthenticationChallenge?,
+        in response: HTTPResponse,
+        refusing authorization: RequestAuthorization
+    ) async throws -> ChallengeReaction
+
     /// Every response to a request that carried this authorizer's authorization, challenged or
     /// not (a `DPoP-Nonce` can come with a `200`). The default does nothing.
     func received(_ response: HTTPResponse) async
@@ -40,6 +49,14 @@ public protocol RequestAuthorizer: Sendable {
 
 extension RequestAuthorizer {
     public func received(_ response: HTTPResponse) async {}
+
+    public func reaction(
+        to challenge: AuthenticationChallenge?,
+        in response: HTTPResponse,
+        refusing authorization: RequestAuthorization
+    ) async throws -> ChallengeReaction {
+        try await reaction(to: challenge, in: response)
+    }
 }
 
 /// What a ``RequestAuthorizer`` does about a challenge.

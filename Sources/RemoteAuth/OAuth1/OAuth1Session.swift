@@ -1,0 +1,64 @@
+extension OAuth1 {
+    /// A signed-in session: everything needed to make signed calls again at the next start,
+    /// without a new sign-in. `description` redacts the secrets.
+    public struct Session: Sendable, Hashable, Codable, CustomStringConvertible {
+        public var provider: Provider
+        public var client: ClientCredentials
+        public var accessToken: AccessToken
+
+        public init(provider: Provider, client: ClientCredentials, accessToken: AccessToken) {
+            self.provider = provider
+            self.client = client
+            self.accessToken = accessToken
+        }
+
+        public var description: String {
+            "Session(\(client), \(accessToken.credentials), user: \(accessToken.screenName ?? accessToken.userID ?? "?"))"
+        }
+
+        /// A signer for this session's client and access token, with the provider's signature method.
+        ///
+        /// - Parameter privateKey: the client's RSA key, for a provider that uses RSA-SHA1.
+        public func signer(privateKey: RSAPrivateKey? = nil) throws -> Signer {
+            try Signer(
+                client: client,
+                token: accessToken.credentials,
+                signatureMethod: provider.signatureMethod,
+                privateKey: privateKey
+            )
+        }
+
+        /// An ``HTTPTransport`` that signs every request to `origin` with this session: the
+        /// shortest way from a stored sign-in to a signed call.
+        ///
+        /// ```swift
+        /// let session = try await store.oauth1Session(service: "twitter", account: "alice")!
+        /// let api = try session.signingTransport(over: transport, now: { Int64(Date().timeIntervalSince1970) })
+        /// let (response, body) = try await api.send(request, body: nil)
+        /// ```
+        ///
+        /// - Parameters:
+        ///   - origin: the only origin whose requests are signed; the origin of the provider's
+        ///     request token URL when `nil` (where a Twitter-style provider also serves its API).
+        ///   - now: seconds since 1970 for `oauth_timestamp`.
+        ///   - nonce: `oauth_nonce` values; 128 bits from ``RandomSource/system`` by default.
+        public func signingTransport(
+            over inner: any HTTPTransport,
+            now: @escaping @Sendable () -> Int64,
+            origin: AuthScope? = nil,
+            placement: Placement? = nil,
+            privateKey: RSAPrivateKey? = nil,
+            nonce: @escaping @Sendable () -> String = { Nonce.random() }
+        ) throws -> SigningTransport {
+            SigningTransport(
+                inner,
+                signer: try signer(privateKey: privateKey),
+                origin: try origin ?? AuthScope(url: provider.requestTokenURL),
+                now: now,
+                placement: placement ?? provider.placement,
+                realm: provider.realm,
+                nonce: nonce
+            )
+        }
+    }
+}

@@ -1,0 +1,128 @@
+extension OAuth2 {
+    /// A signed-in OAuth 2 session, as a ``TokenStore`` keeps it: the tokens, and everything
+    /// needed to renew, revoke and use them at the next start without a new sign-in: where the
+    /// token endpoint is, who the client is, and which resource origins the access token may be
+    /// sent to.
+    ///
+    /// The access token, refresh token, ID token and client secret are ``Secret``s:
+    /// `description`, `debugDescription` and the mirror (`dump`) never show them.
+    public struct Session: Sendable, Hashable, Codable, CustomStringConvertible, CustomDebugStringConvertible,
+        CustomReflectable
+    {
+        /// The tokens of the last token response, with the refresh token kept across refresh
+        /// responses that omit it ([RFC 6749 §6](https://www.rfc-editor.org/rfc/rfc6749#section-6)).
+        public var tokens: Tokens
+        /// The authorization server's `issuer` identifier, when known (discovery, RFC 9207 `iss`).
+        /// [RFC 8414 §2](https://www.rfc-editor.org/rfc/rfc8414#section-2)
+        public var issuer: String?
+        /// `token_endpoint`, where refreshes go.
+        /// [RFC 6749 §3.2](https://www.rfc-editor.org/rfc/rfc6749#section-3.2)
+        public var tokenEndpoint: String
+        /// `revocation_endpoint`. [RFC 7009 §2](https://www.rfc-editor.org/rfc/rfc7009#section-2)
+        public var revocationEndpoint: String?
+        /// `introspection_endpoint`. [RFC 7662 §2](https://www.rfc-editor.org/rfc/rfc7662#section-2)
+        public var introspectionEndpoint: String?
+        /// `client_id`. [RFC 6749 §2.2](https://www.rfc-editor.org/rfc/rfc6749#section-2.2)
+        public var clientID: String
+        /// How the client authenticates at the token endpoint.
+        public var clientAuthentication: ClientAuthenticationMethod
+        /// The client secret of a confidential client; `nil` for a public client.
+        /// [RFC 6749 §2.3.1](https://www.rfc-editor.org/rfc/rfc6749#section-2.3.1)
+        public var clientSecret: Secret?
+        /// The scope requested, split on spaces; the granted scope is ``Tokens/scope``.
+        /// [RFC 6749 §3.3](https://www.rfc-editor.org/rfc/rfc6749#section-3.3)
+        public var scope: [String]?
+        /// The origins (`https://api.example.com`) the access token may be sent to, and only
+        /// those: the resource servers the caller named (RFC 8707 `resource` values, or the API's
+        /// origin). [RFC 6750 §5.3](https://www.rfc-editor.org/rfc/rfc6750#section-5.3)
+        public var resourceOrigins: [String]
+
+        public init(
+            tokens: Tokens,
+            issuer: String? = nil,
+            tokenEndpoint: String,
+            revocationEndpoint: String? = nil,
+            introspectionEndpoint: String? = nil,
+            clientID: String,
+            clientAuthentication: ClientAuthenticationMethod = .none,
+            clientSecret: Secret? = nil,
+            scope: [String]? = nil,
+            resourceOrigins: [String] = []
+        ) {
+            self.tokens = tokens
+            self.issuer = issuer
+            self.tokenEndpoint = tokenEndpoint
+            self.revocationEndpoint = revocationEndpoint
+            self.introspectionEndpoint = introspectionEndpoint
+            self.clientID = clientID
+            self.clientAuthentication = clientAuthentication
+            self.clientSecret = clientSecret
+            self.scope = scope
+            self.resourceOrigins = resourceOrigins
+        }
+
+        /// ``resourceOrigins`` as scopes, for ``InMemoryCredentialStore/add(_:for:allowingPlainHTTP:)``.
+        ///
+        /// - Throws: ``ClientError/Code/invalidURL`` for an origin that is not an absolute
+        ///   `http`/`https` URL.
+        public func resourceScopes() throws -> [AuthScope] {
+            try resourceOrigins.map { try AuthScope(url: $0) }
+        }
+
+        public var description: String {
+            var parts = ["clientID: \(clientID)", "tokenEndpoint: \(tokenEndpoint)"]
+            if let issuer { parts.append("issuer: \(issuer)") }
+            parts.append("clientAuthentication: \(clientAuthentication)")
+            if clientSecret != nil { parts.append("clientSecret: <redacted>") }
+            if !resourceOrigins.isEmpty { parts.append("resourceOrigins: \(resourceOrigins)") }
+            return "OAuth2.Session(\(parts.joined(separator: ", ")), tokens: \(tokens))"
+        }
+
+        public var debugDescription: String { description }
+
+        /// Shows the same fields as ``description``: never a token or the client secret.
+        public var customMirror: Mirror {
+            Mirror(
+                self,
+                children: [
+                    "clientID": clientID, "tokenEndpoint": tokenEndpoint, "issuer": issuer as Any,
+                    "clientAuthentication": clientAuthentication.rawValue, "resourceOrigins": resourceOrigins,
+                    "tokens": "\(tokens)",
+                ],
+                displayStyle: .struct
+            )
+        }
+    }
+}
+
+extension OAuth2.Session {
+    /// How a client authenticates at the token endpoint, by its registered name
+    /// (`token_endpoint_auth_method`): an open registry, so a method we have never seen still
+    /// round-trips. [RFC 7591 §2](https://www.rfc-editor.org/rfc/rfc7591#section-2),
+    /// [RFC 8414 §2](https://www.rfc-editor.org/rfc/rfc8414#section-2)
+    public struct ClientAuthenticationMethod: RawRepresentable, Hashable, Sendable, Codable,
+        CustomStringConvertible
+    {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public var description: String { rawValue }
+
+        /// HTTP Basic with the form-urlencoded id and secret.
+        /// [RFC 6749 §2.3.1](https://www.rfc-editor.org/rfc/rfc6749#section-2.3.1)
+        public static let clientSecretBasic = Self(rawValue: "client_secret_basic")
+        /// `client_id` and `client_secret` in the form body.
+        /// [RFC 6749 §2.3.1](https://www.rfc-editor.org/rfc/rfc6749#section-2.3.1)
+        public static let clientSecretPost = Self(rawValue: "client_secret_post")
+        /// A public client: `client_id` only. [RFC 6749 §2.1](https://www.rfc-editor.org/rfc/rfc6749#section-2.1)
+        public static let none = Self(rawValue: "none")
+
+        public init(from decoder: any Decoder) throws {
+            rawValue = try decoder.singleValueContainer().decode(String.self)
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            try container.encode(rawValue)
+        }
+    }
+}

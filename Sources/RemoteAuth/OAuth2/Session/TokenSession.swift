@@ -1,0 +1,170 @@
+extension OAuth2 {
+    /// A signed-in OAuth 2 session that hands out valid tokens, refreshing them when needed,
+    /// never twice at once: the few lines around a ``RefreshStateMachine`` that call the
+    /// refresher and the store. See the machine for the rules (refresh before expiry, once on
+    /// `invalid_token`, single flight, persist before use, re-read the store after
+    /// `invalid_grant`, a refresh window).
+    ///
+    /// ```swift
+    /// let session = try await OAuth2.TokenSession.restore(
+    ///     from: store, service: "github", account: "alice",
+    ///     now: { Int64(Date().timeIntervalSince1970) },
+    ///     refresher: { tokens in try await protocolClient.refresh(tokens) })
+    /// try await session.register(in: credentials)        // Bearer on its resource origins
+    /// let (response, body) = try await client.get("https://api.example.com/me")
+    /// ```
+    ///
+    /// It is a ``RequestAuthorizer`` (`Authorization: Bearer`, RFC 6750 §2.1): register it for
+    /// its resource origins with ``register(in:allowingPlainHTTP:)``.
+    public actor TokenSession: CustomStringConvertible {
+        /// Turns the current tokens (with their refresh token) into new ones at the token
+        /// endpoint ([RFC 6749 §6](https://www.rfc-editor.org/rfc/rfc6749#section-6)). An
+        /// ``OAuth2/Error`` whose ``OAuth2/Error/serverError`` is `invalid_grant` means the
+        /// refresh token is dead; any other error is transient.
+        public typealias Refresher = @Sendable (Tokens) async throws -> Tokens
+
+        /// Where the session is saved.
+        public nonisolated let key: TokenStoreKey
+        /// The origins the token may be sent to (``Session/resourceOrigins``, checked at init).
+        public nonisolated let resourceScopes: [AuthScope]
+        private let store: any TokenStore
+        private let refresher: Refresher
+        private let now: @Sendable () -> Int64
+        /// The session as last saved or read, its tokens aside (the machine holds those).
+        private var stored: Session
+        private var machine: RefreshStateMachine
+        /// The refresh, save or store read in flight, which every caller awaits.
+        private var flight: Task<Tokens, any Swift.Error>?
+        /// How many times the refresher was called, for tests and benchmarks.
+        public private(set) var refreshCount = 0
+
+        /// - Parameters:
+        ///   - session: the session as signed in; it is not saved until its first rotation
+        ///     (save it yourself after a sign-in).
+        ///   - store, service, account: where rotations are saved, and re-read after
+        ///     `invalid_grant`.
+        ///   - now: seconds since 1970.
+        /// - Throws: ``ClientError/Code/invalidURL`` for a resource origin that is not an absolute
+        ///   `http`/`https` URL.
+        public init(
+            session: Session,
+            store: any TokenStore,
+            service: String,
+            account: String,
+            policy: RefreshPolicy = .init(),
+            now: @escaping @Sendable () -> Int64,
+            refresher: @escaping Refresher
+        ) throws {
+            self.key = TokenStoreKey(service: service, account: account)
+            self.resourceScopes = try session.resourceScopes()
+            self.store = store
+            self.refresher = refresher
+            self.now = now
+            self.stored = session
+            self.machine = RefreshStateMachine(tokens: session.tokens, policy: policy)
+        }
+
+        /// The session saved under `service` and `account`.
+        ///
+        /// - Throws: ``OAuth2/Error/Code/reauthorizationRequired`` when the store holds no OAuth 2
+        ///   session there.
+        public static func restore(
+            from store: any TokenStore,
+            service: String,
+            account: String,
+            policy: RefreshPolicy = .init(),
+            now: @escaping @Sendable () -> Int64,
+            refresher: @escaping Refresher
+        ) async throws -> TokenSession {
+            guard let session = try await store.oauth2Session(service: service, account: account) else {
+                throw OAuth2.Error(.reauthorizationRequired, "no OAuth 2 session is stored for \(service)/\(account)")
+            }
+            return try TokenSession(
+                session: session,
+                store: store,
+                service: service,
+                account: account,
+                policy: policy,
+                now: now,
+                refresher: refresher
+            )
+        }
+
+        /// `OAuth2.TokenSession(service/account)`: never a token.
+        public nonisolated var description: String { "OAuth2.TokenSession(\(key))" }
+
+        /// The session with its current tokens.
+        public var session: Session {
+            var session = stored
+            session.tokens = machine.tokens
+            return session
+        }
+
+        /// Tokens that are valid now, refreshed first when they expire within the skew.
+        ///
+        /// - Throws: ``OAuth2/Error/Code/reauthorizationRequired`` when the user must sign in
+        ///   again; the refresher's or the store's error, as is, for a transient failure.
+        public func validTokens() async throws -> Tokens {
+            try await carryOut(machine.tokenNeeded(at: now()))
+        }
+
+        /// The server refused `accessToken` (`401` with `error="invalid_token"`,
+        /// [RFC 6750 §3.1](https://www.rfc-editor.org/rfc/rfc6750#section-3.1)): refreshes once
+        /// when it is the current token, else returns the newer tokens.
+        public func tokenRejected(_ accessToken: Secret) async throws -> Tokens {
+            try await carryOut(machine.tokenRejected(accessToken, at: now()))
+        }
+
+        private func carryOut(_ action: RefreshStateMachine.Action) async throws -> Tokens {
+            switch action {
+            case .use(let tokens): return tokens
+            case .fail(let error): throw error
+            case .waitForRefresh:
+                guard let flight else { return try await validTokens() }
+                return try await flight.value
+            case .startRefresh, .persist, .rereadStore:
+                // No suspension between the machine's answer and this: later callers see the
+                // flight and wait for it.
+                let task = Task { try await self.fly(action) }
+                flight = task
+                return try await task.value
+            }
+        }
+
+        /// Carries out the flight's actions until the machine hands out tokens or fails.
+        private func fly(_ first: RefreshStateMachine.Action) async throws -> Tokens {
+            defer { flight = nil }  // In the same step as the machine's return to idle.
+            var action = first
+            while true {
+                switch action {
+                case .use(let tokens): return tokens
+                case .fail(let error): throw error
+                case .waitForRefresh:
+                    preconditionFailure("the refresh state machine never waits for its own flight")
+                case .startRefresh(let tokens):
+                    refreshCount += 1
+                    do {
+                        let new = try await refresher(tokens)
+                        action = machine.refreshSucceeded(new, at: now())
+                    } catch {
+                        action = machine.refreshFailed(error, at: now())
+                    }
+                case .persist(let tokens):
+                    var session = stored
+                    session.tokens = tokens
+                    do {
+                        try await store.save(.oauth2(session), service: key.service, account: key.account)
+                        stored = session
+                        action = machine.persisted()
+                    } catch {
+                        action = machine.persistFailed(error)
+                    }
+                case .rereadStore:
+                    let found = try? await store.oauth2Session(service: key.service, account: key.account)
+                    action = machine.storeRead(found?.tokens, at: now())
+                    if let found, action.adoptsStoredTokens { stored = found }
+                }
+            }
+        }
+    }
+}
