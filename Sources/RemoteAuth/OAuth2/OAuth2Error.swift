@@ -7,6 +7,7 @@ extension OAuth2 {
             private enum Base: String, Sendable {
                 case serverRefused, malformedResponse, stateMismatch, issuerMismatch
                 case reauthorizationRequired, insecureEndpoint, invalidConfiguration
+                case deviceCodeExpired
             }
             private let base: Base
             /// The server answered with an OAuth error (``Error/serverError`` holds it), at the
@@ -29,6 +30,10 @@ extension OAuth2 {
             public static let insecureEndpoint = Code(base: .insecureEndpoint)
             /// A request this library refuses to build (PKCE `plain`, a state under 128 bits, …).
             public static let invalidConfiguration = Code(base: .invalidConfiguration)
+            /// The device grant's `expires_in` passed before the user approved
+            /// ([RFC 8628 §3.5](https://www.rfc-editor.org/rfc/rfc8628#section-3.5)); the server's
+            /// own `expired_token` is a ``serverRefused`` with that code.
+            public static let deviceCodeExpired = Code(base: .deviceCodeExpired)
             public var description: String { base.rawValue }
         }
 
