@@ -63,7 +63,9 @@ import Testing
     @Test func repeatedParameters() {
         let challenge = AuthenticationChallenge(
             scheme: "Bearer",
-            parameters: [.init(name: "error", value: "invalid_token"), .init(name: "ERROR", value: "insufficient_scope")]
+            parameters: [
+                .init(name: "error", value: "invalid_token"), .init(name: "ERROR", value: "insufficient_scope"),
+            ]
         )
         #expect(throws: OAuth2.Error(.malformedResponse, "")) { try OAuth2.BearerChallenge(challenge) }
     }

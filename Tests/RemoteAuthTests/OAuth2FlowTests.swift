@@ -74,6 +74,18 @@ import Testing
         #expect(transport.sent.count == 1)
     }
 
+    @Test func legacyFragmentTokensNeedNoTokenRequest() async throws {
+        let (flow, transport) = flow([], now: 2000)
+        let request = try flow.authorizationRequest(redirectURI: "fb123://authorize/", random: .repeating([0x01]))
+        let tokens = try await flow.tokens(
+            fromCallback: "fb123://authorize/#access_token=EAAB&expires_in=5183999&state=\(state)"
+                + "&iss=https%3A%2F%2Fas.example",
+            pending: request.pending
+        )
+        #expect(tokens == OAuth2.Tokens(accessToken: "EAAB", tokenType: "Bearer", expiresAt: 2000 + 5_183_999))
+        #expect(transport.sent.isEmpty)
+    }
+
     @Test func refreshFitsTheSessionsRefresher() async throws {
         let (flow, transport) = flow(
             [

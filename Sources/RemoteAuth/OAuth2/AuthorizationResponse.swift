@@ -67,10 +67,19 @@ extension OAuth2 {
             }
             // 2. iss
             if let iss = try value("iss") {
-                guard let issuer, constantTimeEquals(iss, issuer) else {
+                guard let issuer else {
+                    // RFC 9207 §2.4 cannot be applied without an issuer to compare with, and an
+                    // unchecked `iss` is what a mix-up attack sends: refused, with the remedy.
                     throw OAuth2.Error(
                         .issuerMismatch,
-                        "the redirect's iss '\(iss)' is not the configured issuer \(issuer.map { "'\($0)'" } ?? "(none)") (RFC 9207 §2.4)"
+                        "the redirect carries iss '\(iss)' but no issuer is configured to check it against "
+                            + "(set the authorization server's issuer) (RFC 9207 §2.4)"
+                    )
+                }
+                guard constantTimeEquals(iss, issuer) else {
+                    throw OAuth2.Error(
+                        .issuerMismatch,
+                        "the redirect's iss '\(iss)' is not the configured issuer '\(issuer)' (RFC 9207 §2.4)"
                     )
                 }
             } else if requiresIssuer {
