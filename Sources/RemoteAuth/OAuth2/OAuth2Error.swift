@@ -7,7 +7,7 @@ extension OAuth2 {
             private enum Base: String, Sendable {
                 case serverRefused, malformedResponse, stateMismatch, issuerMismatch
                 case reauthorizationRequired, insecureEndpoint, invalidConfiguration
-                case refreshLimitExceeded, unsupportedTokenType
+                case refreshLimitExceeded, unsupportedTokenType, deviceCodeExpired
             }
             private let base: Base
             /// The server answered with an OAuth error (``Error/serverError`` holds it), at the
@@ -38,6 +38,10 @@ extension OAuth2 {
             /// a proof, [RFC 9449 §7.1](https://www.rfc-editor.org/rfc/rfc9449#section-7.1)).
             /// [RFC 6749 §7.1](https://www.rfc-editor.org/rfc/rfc6749#section-7.1)
             public static let unsupportedTokenType = Code(base: .unsupportedTokenType)
+            /// The device grant's `expires_in` passed before the user approved
+            /// ([RFC 8628 §3.5](https://www.rfc-editor.org/rfc/rfc8628#section-3.5)); the server's
+            /// own `expired_token` is a ``serverRefused`` with that code.
+            public static let deviceCodeExpired = Code(base: .deviceCodeExpired)
             public var description: String { base.rawValue }
         }
 

@@ -1,0 +1,151 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+extension OAuth2 {
+    /// The members of a JSON object response, read strictly: a member of the wrong type is a
+    /// ``OAuth2/Error/Code/malformedResponse`` naming the member (never its value), and what
+    /// the typed reader did not take stays in ``remaining``.
+    struct JSONObject {
+        private(set) var members: [String: JSONValue]
+        private var taken: Set<String> = []
+        let status: Int
+
+        init(members: [String: JSONValue], status: Int) {
+            self.members = members
+            self.status = status
+        }
+
+        /// Parses `body` as a JSON object. An `error` member, or a status outside 2xx, is an
+        /// OAuth error ([RFC 6749 §5.2](https://www.rfc-editor.org/rfc/rfc6749#section-5.2)):
+        /// ``OAuth2/Error/Code/serverRefused`` with what the server said, or
+        /// ``OAuth2/Error/Code/malformedResponse`` (status and a short excerpt) when the body is
+        /// not a JSON object or an error without `error`.
+        static func parse(status: Int, body: [UInt8], redacting secrets: [Secret] = []) throws -> JSONObject {
+            guard let members = try? JSONDecoder().decode([String: JSONValue].self, from: Data(body)) else {
+                throw OAuth2.Error(
+                    .malformedResponse,
+                    "HTTP \(status): the body is not a JSON object: \(excerpt(body, redacting: secrets))",
+                    status: status
+                )
+            }
+            var object = JSONObject(members: members, status: status)
+            if members["error"] != nil {
+                throw try object.errorResponse()
+            }
+            guard (200..<300).contains(status) else {
+                throw OAuth2.Error(
+                    .malformedResponse,
+                    "HTTP \(status) without an OAuth error member: \(excerpt(body, redacting: secrets))",
+                    status: status
+                )
+            }
+            return object
+        }
+
+        /// The `error`, `error_description` and `error_uri` members as an error.
+        mutating func errorResponse() throws -> OAuth2.Error {
+            guard let code = try string("error") else {
+                throw malformed("no 'error' member")
+            }
+            let response = ErrorResponse(
+                code: ErrorCode(rawValue: code),
+                errorDescription: try string("error_description"),
+                errorURI: try string("error_uri")
+            )
+            return OAuth2.Error(.serverRefused, "the server answered \(code)", serverError: response, status: status)
+        }
+
+        func malformed(_ reason: String) -> OAuth2.Error {
+            OAuth2.Error(.malformedResponse, "HTTP \(status): \(reason)", status: status)
+        }
+
+        mutating func string(_ name: String) throws -> String? {
+            taken.insert(name)
+            switch members[name] {
+            case nil, .null?: return nil
+            case .string(let value)?: return value
+            default: throw malformed("'\(name)' is not a string")
+            }
+        }
+
+        mutating func requiredString(_ name: String) throws -> String {
+            guard let value = try string(name) else { throw malformed("'\(name)' is missing") }
+            return value
+        }
+
+        mutating func bool(_ name: String) throws -> Bool? {
+            taken.insert(name)
+            switch members[name] {
+            case nil, .null?: return nil
+            case .bool(let value)?: return value
+            default: throw malformed("'\(name)' is not a boolean")
+            }
+        }
+
+        /// An integer; a string of decimal digits is read too, as some servers quote `expires_in`.
+        mutating func integer(_ name: String) throws -> Int64? {
+            taken.insert(name)
+            switch members[name] {
+            case nil, .null?: return nil
+            case .integer(let value)?: return value
+            case .number(let value)? where value.rounded() == value && abs(value) < 9e15: return Int64(value)
+            case .string(let value)? where !value.isEmpty && value.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }):
+                if let number = Int64(value) { return number }
+                throw malformed("'\(name)' is not an integer")
+            default: throw malformed("'\(name)' is not an integer")
+            }
+        }
+
+        /// An array of strings, or a single string (`aud` may be either, RFC 7519 §4.1.3).
+        mutating func strings(_ name: String) throws -> [String]? {
+            taken.insert(name)
+            switch members[name] {
+            case nil, .null?: return nil
+            case .string(let value)?: return [value]
+            case .array(let values)?:
+                return try values.map {
+                    guard let value = $0.stringValue else { throw malformed("'\(name)' holds a non-string") }
+                    return value
+                }
+            default: throw malformed("'\(name)' is not a string or an array of strings")
+            }
+        }
+
+        /// An array of strings, strictly.
+        mutating func stringArray(_ name: String) throws -> [String]? {
+            if case .string? = members[name] { throw malformed("'\(name)' is not an array of strings") }
+            return try strings(name)
+        }
+
+        /// Space-separated list ([RFC 6749 §3.3](https://www.rfc-editor.org/rfc/rfc6749#section-3.3)).
+        mutating func scope(_ name: String = "scope") throws -> [String]? {
+            try string(name).map(OAuth2.splitScope)
+        }
+
+        /// The members no typed accessor took.
+        var remaining: [String: JSONValue] {
+            members.filter { !taken.contains($0.key) }
+        }
+    }
+
+    /// `scope` split on spaces, empty pieces dropped.
+    static func splitScope(_ scope: String) -> [String] {
+        scope.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+    }
+
+    /// At most 200 characters of a response body for an error's reason, on one line, with any of
+    /// `secrets` (the request's) replaced by `<redacted>` should the server have echoed one.
+    static func excerpt(_ body: [UInt8], redacting secrets: [Secret] = []) -> String {
+        var text = String(decoding: body, as: UTF8.self)
+        for secret in secrets where !secret.isEmpty {
+            text = text.replacing(secret.reveal(), with: "<redacted>")
+        }
+        text = String(text.map { $0.isNewline || $0 == "\t" ? " " : $0 })
+        if text.isEmpty { return "(empty body)" }
+        if text.count > 200 { text = String(text.prefix(197)) + "..." }
+        return "'\(text)'"
+    }
+}

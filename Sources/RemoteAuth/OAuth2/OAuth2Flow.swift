@@ -1,0 +1,229 @@
+import HTTPTypes
+
+extension OAuth2 {
+    /// The OAuth 2 flows of one client at one authorization server, over an ``HTTPTransport``,
+    /// with the clock injected: each method builds a request, sends it, and reads the answer
+    /// with the pure values of this namespace.
+    ///
+    /// ```swift
+    /// let flow = OAuth2.Flow(server: server, client: .public(id: "demo-app"), transport: transport, now: now)
+    /// let request = try flow.authorizationRequest(redirectURI: "http://127.0.0.1:8123/callback",
+    ///                                             scope: ["statuses:read"], random: .system)
+    /// // open request.url, wait for the redirect, then:
+    /// let tokens = try await flow.tokens(fromCallback: redirect, pending: request.pending)
+    /// let renewed = try await flow.refresh(tokens)
+    /// ```
+    ///
+    /// ``refresh(_:)`` has the shape of a token session's refresher:
+    /// `{ try await flow.refresh($0) }`.
+    public struct Flow: Sendable {
+        public let server: AuthorizationServer
+        public let client: Client
+        let transport: any HTTPTransport
+        let now: @Sendable () -> Int64
+
+        /// - Parameter now: the clock, in seconds since 1970.
+        public init(
+            server: AuthorizationServer,
+            client: Client,
+            transport: any HTTPTransport,
+            now: @escaping @Sendable () -> Int64
+        ) {
+            self.server = server
+            self.client = client
+            self.transport = transport
+            self.now = now
+        }
+
+        /// Fetches `issuer`'s metadata and checks its `issuer`
+        /// ([RFC 8414 §3](https://www.rfc-editor.org/rfc/rfc8414#section-3)).
+        ///
+        /// - Throws: ``OAuth2/Error`` `.issuerMismatch`, `.malformedResponse`, `.serverRefused`,
+        ///   `.insecureEndpoint`, `.invalidConfiguration`; the transport's errors.
+        public static func discover(
+            issuer: String,
+            document: ServerMetadata.Document = .oauthAuthorizationServer,
+            transport: any HTTPTransport
+        ) async throws -> ServerMetadata {
+            let url = try ServerMetadata.discoveryURL(issuer: issuer, document: document)
+            var fields = HTTPFields()
+            fields[.accept] = "application/json"
+            let (response, body) = try await transport.send(
+                HTTPRequest(method: .get, absoluteURL: url, headerFields: fields),
+                body: nil
+            )
+            return try ServerMetadata.parse(status: response.status.code, body: body, expectedIssuer: issuer)
+        }
+
+        /// The authorization request, with fresh `state` and PKCE from `random`, and the
+        /// server's issuer and `iss` promise ([RFC 6749 §4.1.1](https://www.rfc-editor.org/rfc/rfc6749#section-4.1.1)).
+        public func authorizationRequest(
+            redirectURI: String,
+            scope: [String] = [],
+            resources: [String] = [],
+            additionalParameters: [(name: String, value: String)] = [],
+            random: RandomSource
+        ) throws -> AuthorizationRequest {
+            try AuthorizationRequest(
+                authorizationEndpoint: server.endpoint(server.authorizationEndpoint, "authorization endpoint"),
+                clientID: client.id,
+                redirectURI: redirectURI,
+                scope: scope,
+                resources: resources,
+                additionalParameters: additionalParameters,
+                issuer: server.issuer,
+                requiresIssuer: server.requiresIssuerParameter,
+                random: random
+            )
+        }
+
+        /// Checks the redirect (``PendingAuthorization/parseCallback(_:now:)``) and redeems its
+        /// code; tokens a legacy provider put in the fragment are returned as they are.
+        public func tokens(
+            fromCallback url: String,
+            pending: PendingAuthorization,
+            resources: [String] = []
+        ) async throws
+            -> Tokens
+        {
+            switch try pending.parseCallback(url, now: now()) {
+            case .code(let code):
+                return try await exchange(code: code, pending: pending, resources: resources).tokens
+            case .tokens(let tokens):
+                return tokens
+            }
+        }
+
+        /// Redeems an authorization code ([RFC 6749 §4.1.3](https://www.rfc-editor.org/rfc/rfc6749#section-4.1.3)).
+        public func exchange(
+            code: Secret,
+            pending: PendingAuthorization,
+            resources: [String] = []
+        ) async throws
+            -> TokenResponse
+        {
+            try await requestToken(.authorizationCode(code, pending: pending, resources: resources))
+        }
+
+        /// Renews `tokens` with their refresh token ([RFC 6749 §6](https://www.rfc-editor.org/rfc/rfc6749#section-6)):
+        /// a response without `refresh_token` keeps the old one.
+        ///
+        /// - Throws: ``OAuth2/Error/Code/reauthorizationRequired`` when `tokens` have no refresh
+        ///   token; ``OAuth2/Error/Code/serverRefused`` (`invalid_grant` when the refresh token
+        ///   is no longer valid); the transport's errors, unchanged (transient).
+        public func refresh(_ tokens: Tokens) async throws -> Tokens {
+            try await refresh(tokens, scope: nil).tokens
+        }
+
+        /// ``refresh(_:)`` with a narrower `scope`, returning the whole response.
+        public func refresh(_ tokens: Tokens, scope: [String]?) async throws -> TokenResponse {
+            guard let refreshToken = tokens.refreshToken else {
+                throw OAuth2.Error(.reauthorizationRequired, "the tokens have no refresh token")
+            }
+            return try await requestToken(.refreshToken(refreshToken, scope: scope), previous: tokens)
+        }
+
+        /// The client credentials grant ([RFC 6749 §4.4](https://www.rfc-editor.org/rfc/rfc6749#section-4.4)).
+        public func clientCredentials(scope: [String] = [], resources: [String] = []) async throws -> TokenResponse {
+            try await requestToken(.clientCredentials(scope: scope, resources: resources))
+        }
+
+        /// Sends any token request ([RFC 6749 §3.2](https://www.rfc-editor.org/rfc/rfc6749#section-3.2))
+        /// and reads the response at the clock's time of its arrival.
+        public func requestToken(_ request: TokenRequest, previous: Tokens? = nil) async throws -> TokenResponse {
+            let endpoint = try server.endpoint(server.tokenEndpoint, "token endpoint")
+            let (head, body) = try request.httpRequest(to: endpoint, client: client)
+            let (response, responseBody) = try await transport.send(head, body: body)
+            return try TokenResponse.parse(
+                status: response.status.code,
+                body: responseBody,
+                now: now(),
+                previous: previous,
+                redacting: request.secrets + client.secrets
+            )
+        }
+
+        /// Starts the device grant ([RFC 8628 §3.1](https://www.rfc-editor.org/rfc/rfc8628#section-3.1)).
+        public func deviceAuthorization(
+            scope: [String] = [],
+            additionalParameters: [(name: String, value: String)] = []
+        ) async throws -> DeviceAuthorizationResponse {
+            let endpoint = try server.endpoint(server.deviceAuthorizationEndpoint, "device authorization endpoint")
+            let (head, body) = try DeviceAuthorizationResponse.httpRequest(
+                to: endpoint,
+                client: client,
+                scope: scope,
+                additionalParameters: additionalParameters
+            )
+            let (response, responseBody) = try await transport.send(head, body: body)
+            return try DeviceAuthorizationResponse.parse(status: response.status.code, body: responseBody, now: now())
+        }
+
+        /// Polls until the user approves, refuses, or the device code expires, as
+        /// ``DevicePolling`` decides ([RFC 8628 §3.4–3.5](https://www.rfc-editor.org/rfc/rfc8628#section-3.4)).
+        ///
+        /// - Parameters:
+        ///   - sleep: waits the given number of seconds (`Task.sleep` in production, a fake
+        ///     clock's advance in tests).
+        ///   - onWait: called before each wait with the polling state (for a progress line).
+        /// - Throws: ``OAuth2/Error`` `.serverRefused` (`access_denied`, `expired_token`, …) or
+        ///   `.deviceCodeExpired`; the transport's and `sleep`'s errors, unchanged.
+        public func pollDeviceToken(
+            _ authorization: DeviceAuthorizationResponse,
+            sleep: @Sendable (Int64) async throws -> Void,
+            onWait: (DevicePolling) -> Void = { _ in }
+        ) async throws -> TokenResponse {
+            var polling = DevicePolling(authorization)
+            var action = polling.handle(.start(now: now()))
+            var last: TokenResponse?
+            while true {
+                switch action {
+                case .wait(let seconds):
+                    onWait(polling)
+                    try await sleep(seconds)
+                    action = polling.handle(.waited(now: now()))
+                case .poll:
+                    do {
+                        let response = try await requestToken(.deviceCode(authorization.deviceCode))
+                        last = response
+                        action = polling.handle(.tokens(response.tokens))
+                    } catch let error as OAuth2.Error where error.code == .serverRefused {
+                        action = polling.handle(.refused(error, now: now()))
+                    }
+                case .done:
+                    guard let last else {
+                        throw OAuth2.Error(.malformedResponse, "device polling ended without a response")
+                    }
+                    return last
+                case .fail(let error):
+                    throw error
+                }
+            }
+        }
+
+        /// Revokes `token` ([RFC 7009 §2](https://www.rfc-editor.org/rfc/rfc7009#section-2)).
+        public func revoke(_ token: Secret, hint: TokenTypeHint? = nil) async throws {
+            let endpoint = try server.endpoint(server.revocationEndpoint, "revocation endpoint")
+            let (head, body) = try Revocation.httpRequest(to: endpoint, client: client, token: token, hint: hint)
+            let (response, responseBody) = try await transport.send(head, body: body)
+            try Revocation.check(status: response.status.code, body: responseBody, redacting: [token] + client.secrets)
+        }
+
+        /// Asks whether `token` is active ([RFC 7662 §2](https://www.rfc-editor.org/rfc/rfc7662#section-2)).
+        public func introspect(_ token: Secret, hint: TokenTypeHint? = nil) async throws -> IntrospectionResponse {
+            let endpoint = try server.endpoint(server.introspectionEndpoint, "introspection endpoint")
+            let (head, body) = try IntrospectionResponse.httpRequest(
+                to: endpoint,
+                client: client,
+                token: token,
+                hint: hint
+            )
+            let (response, responseBody) = try await transport.send(head, body: body)
+            return try IntrospectionResponse.parse(
+                status: response.status.code,
+                body: responseBody,
+                redacting: [token] + client.secrets
+            )
+        }
+    }
+}

@@ -1,0 +1,150 @@
+import HTTPTypes
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+extension OAuth2 {
+    /// Authorization server metadata ([RFC 8414 §2](https://www.rfc-editor.org/rfc/rfc8414#section-2)),
+    /// from either discovery document; the OpenID Connect one
+    /// ([OpenID Connect Discovery 1.0 §3](https://openid.net/specs/openid-connect-discovery-1_0.html#ProviderMetadata))
+    /// has the same members and more. Members not named here stay in ``additionalParameters``
+    /// and are written back by `encode(to:)`.
+    public struct ServerMetadata: Sendable, Hashable, Codable {
+        public var issuer: String
+        public var authorizationEndpoint: String?
+        public var tokenEndpoint: String?
+        public var deviceAuthorizationEndpoint: String?
+        public var revocationEndpoint: String?
+        public var introspectionEndpoint: String?
+        public var userinfoEndpoint: String?
+        public var registrationEndpoint: String?
+        public var jwksURI: String?
+        public var scopesSupported: [String]?
+        public var responseTypesSupported: [String]?
+        public var grantTypesSupported: [String]?
+        public var tokenEndpointAuthMethodsSupported: [String]?
+        public var codeChallengeMethodsSupported: [String]?
+        /// `authorization_response_iss_parameter_supported`
+        /// ([RFC 9207 §3](https://www.rfc-editor.org/rfc/rfc9207#section-3)); absent is `false`.
+        public var authorizationResponseIssParameterSupported: Bool
+        public var additionalParameters: [String: JSONValue]
+
+        public init(issuer: String, additionalParameters: [String: JSONValue] = [:]) {
+            self.issuer = issuer
+            self.authorizationResponseIssParameterSupported = false
+            self.additionalParameters = additionalParameters
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let members = try decoder.singleValueContainer().decode([String: JSONValue].self)
+            self = try Self(members: members, status: 200)
+        }
+
+        init(members: [String: JSONValue], status: Int) throws {
+            var object = JSONObject(members: members, status: status)
+            self.init(issuer: try object.requiredString("issuer"))
+            authorizationEndpoint = try object.string("authorization_endpoint")
+            tokenEndpoint = try object.string("token_endpoint")
+            deviceAuthorizationEndpoint = try object.string("device_authorization_endpoint")
+            revocationEndpoint = try object.string("revocation_endpoint")
+            introspectionEndpoint = try object.string("introspection_endpoint")
+            userinfoEndpoint = try object.string("userinfo_endpoint")
+            registrationEndpoint = try object.string("registration_endpoint")
+            jwksURI = try object.string("jwks_uri")
+            scopesSupported = try object.stringArray("scopes_supported")
+            responseTypesSupported = try object.stringArray("response_types_supported")
+            grantTypesSupported = try object.stringArray("grant_types_supported")
+            tokenEndpointAuthMethodsSupported = try object.stringArray("token_endpoint_auth_methods_supported")
+            codeChallengeMethodsSupported = try object.stringArray("code_challenge_methods_supported")
+            authorizationResponseIssParameterSupported =
+                try object.bool("authorization_response_iss_parameter_supported") ?? false
+            additionalParameters = object.remaining
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var members = additionalParameters
+            members["issuer"] = .string(issuer)
+            let strings: [(String, String?)] = [
+                ("authorization_endpoint", authorizationEndpoint), ("token_endpoint", tokenEndpoint),
+                ("device_authorization_endpoint", deviceAuthorizationEndpoint),
+                ("revocation_endpoint", revocationEndpoint), ("introspection_endpoint", introspectionEndpoint),
+                ("userinfo_endpoint", userinfoEndpoint), ("registration_endpoint", registrationEndpoint),
+                ("jwks_uri", jwksURI),
+            ]
+            for (name, value) in strings {
+                if let value { members[name] = .string(value) }
+            }
+            let lists: [(String, [String]?)] = [
+                ("scopes_supported", scopesSupported), ("response_types_supported", responseTypesSupported),
+                ("grant_types_supported", grantTypesSupported),
+                ("token_endpoint_auth_methods_supported", tokenEndpointAuthMethodsSupported),
+                ("code_challenge_methods_supported", codeChallengeMethodsSupported),
+            ]
+            for (name, list) in lists {
+                if let list { members[name] = .array(list.map(JSONValue.string)) }
+            }
+            if authorizationResponseIssParameterSupported {
+                members["authorization_response_iss_parameter_supported"] = .bool(true)
+            }
+            var container = encoder.singleValueContainer()
+            try container.encode(members)
+        }
+
+        /// Which well-known document to fetch.
+        public enum Document: Sendable, Hashable {
+            /// `/.well-known/oauth-authorization-server`, inserted between the host and the
+            /// issuer's path ([RFC 8414 §3.1](https://www.rfc-editor.org/rfc/rfc8414#section-3.1)).
+            case oauthAuthorizationServer
+            /// `/.well-known/openid-configuration`, appended to the issuer
+            /// ([OpenID Connect Discovery 1.0 §4.1](https://openid.net/specs/openid-connect-discovery-1_0.html#ProviderConfigurationRequest)).
+            case openIDConfiguration
+        }
+
+        /// The metadata URL of `issuer`.
+        ///
+        /// - Throws: ``OAuth2/Error/Code/invalidConfiguration`` when the issuer has a query or
+        ///   fragment ([RFC 8414 §2](https://www.rfc-editor.org/rfc/rfc8414#section-2));
+        ///   ``OAuth2/Error/Code/insecureEndpoint`` unless it is https (or loopback http).
+        public static func discoveryURL(issuer: String, document: Document = .oauthAuthorizationServer) throws -> String
+        {
+            try OAuth2.checkEndpoint(issuer)
+            guard !issuer.contains("?") else {
+                throw OAuth2.Error(
+                    .invalidConfiguration,
+                    "an issuer has no query or fragment (RFC 8414 §2): '\(issuer)'"
+                )
+            }
+            let request = try HTTPRequest(method: .get, absoluteURL: issuer)
+            let origin = (request.scheme ?? "https") + "://" + (request.authority ?? "")
+            var path = Substring(issuer.dropFirst(origin.count))
+            while path.hasSuffix("/") { path = path.dropLast() }
+            switch document {
+            case .oauthAuthorizationServer:
+                return origin + "/.well-known/oauth-authorization-server" + path
+            case .openIDConfiguration:
+                return origin + path + "/.well-known/openid-configuration"
+            }
+        }
+
+        /// Reads a metadata response and checks that its `issuer` is `issuer`, character for
+        /// character ([RFC 8414 §3.3](https://www.rfc-editor.org/rfc/rfc8414#section-3.3)).
+        ///
+        /// - Throws: ``OAuth2/Error/Code/issuerMismatch``, ``OAuth2/Error/Code/malformedResponse``,
+        ///   ``OAuth2/Error/Code/serverRefused``.
+        public static func parse(status: Int, body: [UInt8], expectedIssuer issuer: String) throws -> Self {
+            let object = try JSONObject.parse(status: status, body: body)
+            let metadata = try Self(members: object.members, status: status)
+            guard metadata.issuer == issuer else {
+                throw OAuth2.Error(
+                    .issuerMismatch,
+                    "the metadata's issuer '\(metadata.issuer)' is not '\(issuer)' (RFC 8414 §3.3)",
+                    status: status
+                )
+            }
+            return metadata
+        }
+    }
+}
