@@ -481,3 +481,61 @@ struct SandboxOAuth2Tests {
         )
     }
 }
+
+@Suite("Sandbox OAuth 2 configuration")
+struct SandboxOAuth2ConfigurationTests {
+    @Test("--config adds OAuth 2 clients: a confidential one with an exact redirect, a service without one")
+    func configFile() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("oauth2-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: path) }
+        try Data(
+            """
+            {"oauth2Clients":[{"id":"web","secret":"web-secret","name":"Web","redirectURIs":["https://app.example/cb"]},
+                              {"id":"batch","secret":"batch-secret"}]}
+            """.utf8
+        ).write(to: path)
+        var configuration = SandboxConfiguration.demo()
+        try configuration.load(configFile: path.path)
+        #expect(configuration.oauth2Clients.map(\.id) == ["demo-app", "demo-service", "web", "batch"])
+        #expect(configuration.oauth2Clients.last?.redirectURIs == [])
+        #expect("\(configuration.oauth2Clients[2])" == "OAuth2Client(id: web, secret: <redacted>)")
+        try await Sandbox.withSandbox(configuration) { sandbox in
+            let base = sandbox.baseURL
+            let pkce = OAuth2Wire.pkce()
+            let url = OAuth2Wire.authorizeURL(
+                base,
+                clientID: "web",
+                redirectURI: "https://app.example/cb",
+                challenge: pkce.challenge
+            )
+            let answer = try await OAuth2Wire.consent(url)
+            let location = try #require(answer.header("Location"))
+            #expect(location.hasPrefix("https://app.example/cb?code="))
+            let code = try #require(queryParameters(location)["code"])
+            let response = try await OAuth2Wire.token(
+                base,
+                [
+                    ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", "https://app.example/cb"),
+                    ("code_verifier", pkce.verifier),
+                ],
+                basic: ("web", "web-secret")
+            )
+            #expect(response.status == 200, "\(response.body)")
+            let otherPort = try await Wire.get(
+                OAuth2Wire.authorizeURL(
+                    base,
+                    clientID: "web",
+                    redirectURI: "https://app.example:8443/cb",
+                    challenge: pkce.challenge
+                )
+            )
+            #expect(otherPort.status == 400)
+            let batch = try await OAuth2Wire.token(
+                base,
+                [("grant_type", "client_credentials")],
+                basic: ("batch", "batch-secret")
+            )
+            #expect(batch.status == 200)
+        }
+    }
+}
