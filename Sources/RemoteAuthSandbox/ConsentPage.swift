@@ -68,6 +68,17 @@ enum ConsentPage {
         return page(status: .ok, title: "Authorize \(app)", body: body)
     }
 
+    /// "Signed in as" for a signed-in user, else the username and password fields.
+    static func signIn(_ signedInUser: String?) -> String {
+        if let signedInUser {
+            return "<p id=\"account\">Signed in as <strong>@\(signedInUser.htmlEscaped)</strong>.</p>"
+        }
+        return """
+            <label for="username">Username</label><input type="text" id="username" name="username" autocomplete="username">
+            <label for="password">Password</label><input type="password" id="password" name="password" autocomplete="current-password">
+            """
+    }
+
     static func pin(app: String, pin: String) -> Response {
         page(
             status: .ok,

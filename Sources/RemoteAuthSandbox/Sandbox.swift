@@ -20,7 +20,8 @@ public struct RunningSandbox: Sendable, Hashable {
 
 /// RemoteAuthSandbox: a local service provider for every scheme RemoteAuth speaks, on
 /// Hummingbird: OAuth 1.0a (request token, consent page, access token, reverse auth), a small
-/// status API, HTTP Basic and Digest, and a redirect route.
+/// status API (OAuth 1.0a or Bearer), an OAuth 2 authorization server, HTTP Basic and Digest,
+/// and a redirect route.
 ///
 /// ```swift
 /// try await Sandbox.withSandbox { sandbox in
@@ -69,7 +70,8 @@ public enum Sandbox {
             random: configuration.random
         )
         let scheme = configuration.tls == nil ? "http" : "https"
-        let router = makeRouter(configuration, store: store, scheme: scheme)
+        let issuer = OAuth2Issuer()
+        let router = makeRouter(configuration, store: store, scheme: scheme, issuer: issuer)
         var logger = Logger(label: "RemoteAuthSandbox")
         // In-process (tests, benchmarks) the server is stopped by cancellation, which
         // HummingbirdCore reports as an error; only the command line's own run logs warnings.
@@ -86,7 +88,9 @@ public enum Sandbox {
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? configuration.port
-                onStart(RunningSandbox(scheme: scheme, host: configuration.host, port: port))
+                let running = RunningSandbox(scheme: scheme, host: configuration.host, port: port)
+                issuer.set(running.baseURL)
+                onStart(running)
             },
             logger: logger
         )
@@ -97,12 +101,13 @@ public enum Sandbox {
         }
     }
 
-    /// The sandbox's routes: one collection per protocol, sharing the ``SandboxStore`` actor.
-    /// (OAuth 2's authorization server joins them as one more collection.)
+    /// The sandbox's routes: one collection per job, sharing the ``SandboxStore`` actor (and,
+    /// for OAuth 2's authorization server, the ``OAuth2Store`` actor).
     static func makeRouter(
         _ configuration: SandboxConfiguration,
         store: SandboxStore,
-        scheme: String
+        scheme: String,
+        issuer: OAuth2Issuer
     ) -> Router<SandboxRequestContext> {
         let router = Router(context: SandboxRequestContext.self)
         if let onRequest = configuration.onRequest {
@@ -116,8 +121,27 @@ public enum Sandbox {
         }
         let verifier = OAuth1Verifier(configuration: configuration, store: store, scheme: scheme)
         router.addRoutes(OAuth1Routes(verifier: verifier).collection, atPath: "/oauth")
-        router.addRoutes(ConsentRoutes(configuration: configuration, store: store).collection, atPath: "/oauth")
-        router.addRoutes(StatusAPIRoutes(verifier: verifier).collection, atPath: "/1.1")
+        let consent = ConsentRoutes(configuration: configuration, store: store)
+        router.addRoutes(consent.collection, atPath: "/oauth")
+        let oauth2 = OAuth2Store(random: configuration.random)
+        router.addRoutes(
+            MetadataRoutes(configuration: configuration, issuer: issuer).collection,
+            atPath: "/.well-known"
+        )
+        router.addRoutes(
+            AuthorizationRoutes(configuration: configuration, store: oauth2, issuer: issuer, consent: consent)
+                .collection,
+            atPath: "/oauth2"
+        )
+        router.addRoutes(
+            TokenRoutes(configuration: configuration, store: oauth2, issuer: issuer).collection,
+            atPath: "/oauth2"
+        )
+        router.addRoutes(
+            DeviceRoutes(configuration: configuration, store: oauth2, consent: consent).collection,
+            atPath: "/device"
+        )
+        router.addRoutes(StatusAPIRoutes(verifier: verifier, oauth2: oauth2).collection, atPath: "/1.1")
         router.addRoutes(HTTPAuthRoutes(configuration: configuration, store: store).collection)
         router.addRoutes(RedirectRoutes().collection)
         return router

@@ -8,9 +8,16 @@ public enum SandboxBanner {
           POST \(base)/oauth/request_token        OAuth 1.0a temporary credentials (x_auth_mode=reverse_auth for reverse auth)
           GET  \(base)/oauth/authorize            consent page
           POST \(base)/oauth/access_token         token credentials (x_reverse_auth_target for reverse auth)
-          POST \(base)/1.1/statuses/update.json   status=TEXT (signed)
+          POST \(base)/1.1/statuses/update.json   status=TEXT (OAuth 1.0a signed, or Bearer with statuses:write)
           GET  \(base)/1.1/statuses/home_timeline.json
-          GET  \(base)/1.1/account/verify_credentials.json
+          GET  \(base)/1.1/account/verify_credentials.json   (reads: Bearer needs statuses:read)
+          GET  \(base)/.well-known/oauth-authorization-server   OAuth 2 metadata (also /.well-known/openid-configuration)
+          GET  \(base)/oauth2/authorize           OAuth 2 consent page (code + PKCE S256)
+          POST \(base)/oauth2/token               OAuth 2 tokens (authorization_code, refresh_token, client_credentials, device_code)
+          POST \(base)/oauth2/device_authorization
+          GET  \(base)/device                     device flow: enter the user code
+          POST \(base)/oauth2/revoke
+          POST \(base)/oauth2/introspect
           GET  \(base)/basic/                     HTTP Basic
           GET  \(base)/digest/{algorithm}/{qop}/  HTTP Digest, e.g. /digest/SHA-256/auth/, /digest/MD5-sess/auth-int/
           GET  \(base)/redirect?to=URL            redirect tests
@@ -29,6 +36,12 @@ public enum SandboxBanner {
         }
         for token in configuration.seededTokens {
             text += "  access token \(token.token) / \(token.secret)  (\(token.user), consumer \(token.consumerKey))\n"
+        }
+        for client in configuration.oauth2Clients {
+            text += "  oauth2 client \(client.id)"
+            text += client.secret.map { " / \($0)" } ?? " (public)"
+            if !client.redirectURIs.isEmpty { text += "  redirect \(client.redirectURIs.joined(separator: ", "))" }
+            text += "\n"
         }
         for user in configuration.users {
             text += "  user \(user.name) / \(user.password)\n"

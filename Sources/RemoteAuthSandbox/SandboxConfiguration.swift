@@ -59,6 +59,43 @@ public struct SandboxConfiguration: Sendable {
         public var description: String { "SeededToken(consumer: \(consumerKey), token: \(token), user: \(user))" }
     }
 
+    /// A registered OAuth 2 client ([RFC 6749 §2](https://www.rfc-editor.org/rfc/rfc6749#section-2)):
+    /// confidential with a `secret`, public without one. A registered loopback redirect URI
+    /// without a port (`http://127.0.0.1/callback`, `http://[::1]/…`, `http://localhost/…`)
+    /// accepts any port ([RFC 8252 §7.3](https://www.rfc-editor.org/rfc/rfc8252#section-7.3));
+    /// every other one must match exactly.
+    public struct OAuth2Client: Codable, Sendable, Hashable, CustomStringConvertible {
+        public var id: String
+        public var secret: String?
+        /// The application's name, shown on the consent page.
+        public var name: String?
+        public var redirectURIs: [String]
+
+        public init(id: String, secret: String? = nil, name: String? = nil, redirectURIs: [String] = []) {
+            self.id = id
+            self.secret = secret
+            self.name = name
+            self.redirectURIs = redirectURIs
+        }
+
+        enum CodingKeys: String, CodingKey { case id, secret, name, redirectURIs }
+
+        /// `redirectURIs` may be left out (a client that only uses client credentials).
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            id = try container.decode(String.self, forKey: .id)
+            secret = try container.decodeIfPresent(String.self, forKey: .secret)
+            name = try container.decodeIfPresent(String.self, forKey: .name)
+            redirectURIs = try container.decodeIfPresent([String].self, forKey: .redirectURIs) ?? []
+        }
+
+        public var isConfidential: Bool { secret != nil }
+
+        public var description: String {
+            "OAuth2Client(id: \(id), \(secret == nil ? "public" : "secret: <redacted>"))"
+        }
+    }
+
     /// TLS material in PEM: a certificate chain (leaf first) and its private key; with
     /// `clientCAPEM`, clients must present a certificate issued by one of those CAs (mutual TLS).
     public struct TLSMaterial: Sendable {
@@ -87,6 +124,22 @@ public struct SandboxConfiguration: Sendable {
     public var consumers: [Consumer] = []
     public var users: [User] = []
     public var seededTokens: [SeededToken] = []
+    /// The OAuth 2 clients of the authorization server under `/oauth2`.
+    public var oauth2Clients: [OAuth2Client] = []
+    /// The scopes the authorization server grants; a request without `scope` gets them all
+    /// ([RFC 6749 §3.3](https://www.rfc-editor.org/rfc/rfc6749#section-3.3)).
+    public var oauth2Scopes = ["statuses:read", "statuses:write"]
+    /// `expires_in` of every OAuth 2 access token, in seconds.
+    public var accessTokenTTL: Int64 = 3600
+    /// How long an authorization code can be exchanged, in seconds.
+    public var authorizationCodeTTL: Int64 = 60
+    /// `expires_in` of a device code, in seconds ([RFC 8628 §3.2](https://www.rfc-editor.org/rfc/rfc8628#section-3.2)).
+    public var deviceCodeTTL: Int64 = 600
+    /// The device flow's polling `interval`, in seconds.
+    public var devicePollingInterval: Int64 = 5
+    /// Also answer `response_type=token` (the implicit grant, [RFC 6749 §4.2](https://www.rfc-editor.org/rfc/rfc6749#section-4.2)),
+    /// which [RFC 9700 §2.1.2](https://www.rfc-editor.org/rfc/rfc9700#section-2.1.2) says not to use; off by default.
+    public var implicitGrant = false
     /// Keeps tokens and statuses across restarts (JSON, written atomically, mode 0600).
     public var statePath: String?
     /// Serve HTTPS with this material.
@@ -116,6 +169,15 @@ public struct SandboxConfiguration: Sendable {
             Consumer(key: "demo-device", secret: "demo-device-secret", name: "RemoteAuth Device"),
         ]
         configuration.users = [User(name: "alice", password: "wonderland", id: "1001")]
+        configuration.oauth2Clients = [
+            OAuth2Client(id: "demo-app", name: "RemoteAuth Demo App", redirectURIs: ["http://127.0.0.1/callback"]),
+            OAuth2Client(
+                id: "demo-service",
+                secret: "demo-service-secret",
+                name: "RemoteAuth Demo Service",
+                redirectURIs: ["http://127.0.0.1/callback"]
+            ),
+        ]
         configuration.seededTokens = [
             SeededToken(
                 consumerKey: "demo-device",
@@ -132,11 +194,14 @@ public struct SandboxConfiguration: Sendable {
         public var consumers: [Consumer]?
         public var users: [User]?
         public var tokens: [SeededToken]?
+        public var oauth2Clients: [OAuth2Client]?
     }
 
     /// Adds the consumers, users and tokens of a JSON configuration file, e.g.
     /// `{"consumers":[{"key":"rsa-app","name":"RSA App","rsaPublicKeyPEM":"-----BEGIN PUBLIC KEY-----\n…"}],
-    ///   "users":[{"name":"bob","password":"builder"}]}`. Entries replace same-named ones.
+    ///   "users":[{"name":"bob","password":"builder"}],
+    ///   "oauth2Clients":[{"id":"my-app","redirectURIs":["http://127.0.0.1/callback"]},
+    ///                    {"id":"my-service","secret":"s3cret"}]}`. Entries replace same-named ones.
     public mutating func load(configFile path: String) throws {
         let data: Data
         do {
@@ -169,6 +234,10 @@ public struct SandboxConfiguration: Sendable {
         for user in file.users ?? [] {
             users.removeAll { $0.name == user.name }
             users.append(user)
+        }
+        for client in file.oauth2Clients ?? [] {
+            oauth2Clients.removeAll { $0.id == client.id }
+            oauth2Clients.append(client)
         }
         for token in file.tokens ?? [] {
             seededTokens.removeAll { $0.token == token.token }

@@ -8,6 +8,8 @@ struct SandboxRequestContext: RequestContext {
     var coreContext: CoreRequestContextStorage
     /// The verified OAuth 1.0a request, set by ``OAuth1Authenticator``.
     var oauth1: OAuth1Verifier.Verified?
+    /// The OAuth 2 access token ``BearerAuthenticator`` accepted.
+    var bearer: OAuth2Store.AccessToken?
 
     init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)

@@ -5,35 +5,54 @@ import RemoteAuth
 
 /// A small Twitter-like API under `/1.1`, every call behind ``OAuth1Authenticator`` with an
 /// access token (a protected resource, [RFC 5849 §3](https://www.rfc-editor.org/rfc/rfc5849#section-3)):
-/// post a status, read the timeline, and who am I.
+/// post a status, read the timeline, and who am I. An OAuth 2 access token works too
+/// (`Authorization: Bearer`, through ``BearerAuthenticator``).
 struct StatusAPIRoutes: Sendable {
     let verifier: OAuth1Verifier
+    let oauth2: OAuth2Store
 
     var configuration: SandboxConfiguration { verifier.configuration }
     var store: SandboxStore { verifier.store }
 
     var collection: RouteCollection<SandboxRequestContext> {
         let routes = RouteCollection(context: SandboxRequestContext.self)
-        routes.add(middleware: OAuth1Authenticator(verifier: verifier, token: .access))
-        routes.post("statuses/update.json") { _, context in try await update(context.requireOAuth1()) }
+        routes.add(
+            middleware: BearerAuthenticator(
+                oauth1: OAuth1Authenticator(verifier: verifier, token: .access),
+                store: oauth2,
+                configuration: configuration
+            )
+        )
+        routes.post("statuses/update.json") { request, context in
+            if let bearer = context.bearer {
+                let body = FormFields(decoding: String(decoding: await request.bodyBytes(), as: UTF8.self))
+                return try await update(text: body["status"] ?? request.queryFields["status"], user: bearer.name)
+            }
+            return try await update(context.requireOAuth1())
+        }
         routes.get("statuses/home_timeline.json") { request, _ in await homeTimeline(request) }
         routes.get("account/verify_credentials.json") { _, context in
-            try verifyCredentials(context.requireOAuth1())
+            if let bearer = context.bearer { return SandboxResponse.json(userJSON(bearer.name)) }
+            return try verifyCredentials(context.requireOAuth1())
         }
         return routes
     }
 
     /// `POST /1.1/statuses/update.json` with the form parameter `status` (at most 280 characters).
     func update(_ verified: OAuth1Verifier.Verified) async throws -> Response {
-        guard let text = verified.received.requestParameters.first(where: { $0.name == "status" })?.value,
-            !text.isEmpty
-        else {
+        try await update(
+            text: verified.received.requestParameters.first(where: { $0.name == "status" })?.value,
+            user: verified.accessToken?.user ?? ""
+        )
+    }
+
+    func update(text: String?, user: String) async throws -> Response {
+        guard let text, !text.isEmpty else {
             throw JSONError(.badRequest, "the form parameter 'status' is required")
         }
         guard text.count <= 280 else {
             throw JSONError(.forbidden, "a status has at most 280 characters")
         }
-        let user = verified.accessToken?.user ?? ""
         let status = try await ServerFailure.mapping("cannot save the status") {
             try await store.addStatus(text: text, user: user, now: configuration.now())
         }

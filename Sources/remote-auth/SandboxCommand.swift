@@ -74,9 +74,18 @@ struct SandboxCommand: AsyncParsableCommand {
     @Option(help: "Seconds a Digest nonce stays fresh before it is answered stale=true.")
     var digestNonceLifetime: Int64 = 300
 
+    @Option(help: ArgumentHelp("expires_in of OAuth 2 access tokens, in seconds.", valueName: "seconds"))
+    var accessTokenTTL: Int64 = 3600
+
+    @Flag(help: "Also answer OAuth 2 response_type=token (the legacy implicit grant, RFC 9700 says not to use it).")
+    var implicit = false
+
     func validate() throws {
         guard (0...65535).contains(port) else {
             throw ValidationError("--port must be 0 to 65535 (0 picks a free one), not \(port)")
+        }
+        guard accessTokenTTL > 0 else {
+            throw ValidationError("--access-token-ttl must be a positive number of seconds, not \(accessTokenTTL)")
         }
     }
 
@@ -91,6 +100,8 @@ struct SandboxCommand: AsyncParsableCommand {
         configuration.timestampWindow = timestampWindow
         configuration.digestNonceLifetime = digestNonceLifetime
         configuration.statePath = state
+        configuration.accessTokenTTL = accessTokenTTL
+        configuration.implicitGrant = implicit
         if !quiet {
             configuration.requestLog = { entry in
                 FileHandle.standardError.write(Data((entry.description + "\n").utf8))
@@ -141,6 +152,14 @@ struct SandboxCommand: AsyncParsableCommand {
                 }
             }
             configuration.tls = material
+        }
+        if implicit {
+            FileHandle.standardError.write(
+                Data(
+                    "warning: --implicit answers response_type=token with the access token in the redirect's fragment; the implicit grant is legacy (RFC 9700 §2.1.2 says not to use it)\n"
+                        .utf8
+                )
+            )
         }
         let banner = configuration
         let shownPin = pin

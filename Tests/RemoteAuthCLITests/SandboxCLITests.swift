@@ -30,6 +30,9 @@ import Testing
         #expect(text.contains("consumer demo-consumer / demo-consumer-secret"))
         #expect(text.contains("access token alice-device-token / alice-device-token-secret"))
         #expect(text.contains("user alice / wonderland"))
+        #expect(text.contains("oauth2 client demo-app (public)  redirect http://127.0.0.1/callback"))
+        #expect(text.contains("oauth2 client demo-service / demo-service-secret"))
+        #expect(text.contains("/.well-known/oauth-authorization-server"))
 
         process.terminate()
         await CLI.exited(process)

@@ -1,0 +1,83 @@
+import HTTPTypes
+import Hummingbird
+import RemoteAuth
+
+/// The authenticator in front of the status API: a request with `Authorization: Bearer` is
+/// checked against the OAuth 2 access tokens
+/// ([RFC 6750 §2.1](https://www.rfc-editor.org/rfc/rfc6750#section-2.1)) and the scope its
+/// method needs (`statuses:read` to read, `statuses:write` to post); every other request goes
+/// to ``OAuth1Authenticator`` unchanged.
+struct BearerAuthenticator: RouterMiddleware {
+    typealias Context = SandboxRequestContext
+    let oauth1: OAuth1Authenticator
+    let store: OAuth2Store
+    let configuration: SandboxConfiguration
+
+    func handle(
+        _ request: Request,
+        context: SandboxRequestContext,
+        next: (Request, SandboxRequestContext) async throws -> Response
+    ) async throws -> Response {
+        let authorizations = request.headers[values: .authorization]
+        guard authorizations.count == 1, let authorization = authorizations.first,
+            let token = Self.bearerToken(authorization)
+        else {
+            return try await oauth1.handle(request, context: context, next: next)
+        }
+        guard Self.isB64Token(token) else {
+            throw challenge(.invalidRequest, "the Bearer credentials are not a b64token", status: .badRequest)
+        }
+        guard let record = await store.accessToken(token, now: configuration.now()) else {
+            throw challenge(.invalidToken, "the access token is unknown, expired or revoked", status: .unauthorized)
+        }
+        let needed = request.method == .get || request.method == .head ? "statuses:read" : "statuses:write"
+        guard record.scope.contains(needed) else {
+            throw challenge(
+                .insufficientScope,
+                "this call needs the scope \(needed)",
+                status: .forbidden,
+                scope: needed
+            )
+        }
+        var context = context
+        context.bearer = record
+        return try await next(request, context)
+    }
+
+    /// The token of `Bearer TOKEN` (scheme without case), or `nil` for another scheme.
+    static func bearerToken(_ value: String) -> String? {
+        let scheme = value.prefix { $0 != " " }
+        guard scheme.lowercased() == "bearer" else { return nil }
+        return String(value.dropFirst(scheme.count).drop { $0 == " " })
+    }
+
+    /// `b64token = 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"="`
+    /// ([RFC 6750 §2.1](https://www.rfc-editor.org/rfc/rfc6750#section-2.1)).
+    static func isB64Token(_ token: String) -> Bool {
+        let body = token.utf8.reversed().drop { $0 == UInt8(ascii: "=") }
+        return !body.isEmpty
+            && body.allSatisfy {
+                FormURLEncoding.isUnreserved($0) || $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "/")
+            }
+    }
+
+    /// The refusal with its challenge ([RFC 6750 §3](https://www.rfc-editor.org/rfc/rfc6750#section-3)):
+    /// `Bearer realm="…", error="…"` and, for `insufficient_scope`, the `scope` needed.
+    func challenge(
+        _ code: OAuth2.ErrorCode,
+        _ description: String,
+        status: HTTPResponse.Status,
+        scope: String? = nil
+    ) -> OAuth2Problem {
+        var problem = OAuth2Problem(code, description, status: status)
+        var value = "Bearer realm=\"\(configuration.realm.replacingQuotes())\", error=\"\(code.rawValue)\""
+        if let scope { value += ", scope=\"\(scope)\"" }
+        problem.headers[.wwwAuthenticate] = value
+        return problem
+    }
+}
+
+extension OAuth2Store.AccessToken {
+    /// The user the token acts for; a client credentials token acts as its client.
+    var name: String { user ?? clientID }
+}

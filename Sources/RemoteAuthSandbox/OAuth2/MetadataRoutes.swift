@@ -1,0 +1,78 @@
+import Hummingbird
+
+/// `GET /.well-known/oauth-authorization-server`
+/// ([RFC 8414 §3](https://www.rfc-editor.org/rfc/rfc8414#section-3)) and
+/// `GET /.well-known/openid-configuration` (the same document, where OpenID Connect clients
+/// look first): the issuer is the sandbox's base URL, and every endpoint hangs off it.
+struct MetadataRoutes: Sendable {
+    let configuration: SandboxConfiguration
+    let issuer: OAuth2Issuer
+
+    var collection: RouteCollection<SandboxRequestContext> {
+        let routes = RouteCollection(context: SandboxRequestContext.self)
+        routes.get("oauth-authorization-server") { _, _ in OAuth2JSON.response(metadata(issuer.url)) }
+        routes.get("openid-configuration") { _, _ in OAuth2JSON.response(metadata(issuer.url)) }
+        return routes
+    }
+
+    struct Metadata: Encodable {
+        let issuer: String
+        let authorizationEndpoint: String
+        let tokenEndpoint: String
+        let deviceAuthorizationEndpoint: String
+        let revocationEndpoint: String
+        let introspectionEndpoint: String
+        let scopesSupported: [String]
+        let responseTypesSupported: [String]
+        let responseModesSupported: [String]
+        let grantTypesSupported: [String]
+        let codeChallengeMethodsSupported: [String]
+        let tokenEndpointAuthMethodsSupported: [String]
+        let revocationEndpointAuthMethodsSupported: [String]
+        let introspectionEndpointAuthMethodsSupported: [String]
+        let authorizationResponseIssParameterSupported: Bool
+
+        enum CodingKeys: String, CodingKey {
+            case issuer
+            case authorizationEndpoint = "authorization_endpoint"
+            case tokenEndpoint = "token_endpoint"
+            case deviceAuthorizationEndpoint = "device_authorization_endpoint"
+            case revocationEndpoint = "revocation_endpoint"
+            case introspectionEndpoint = "introspection_endpoint"
+            case scopesSupported = "scopes_supported"
+            case responseTypesSupported = "response_types_supported"
+            case responseModesSupported = "response_modes_supported"
+            case grantTypesSupported = "grant_types_supported"
+            case codeChallengeMethodsSupported = "code_challenge_methods_supported"
+            case tokenEndpointAuthMethodsSupported = "token_endpoint_auth_methods_supported"
+            case revocationEndpointAuthMethodsSupported = "revocation_endpoint_auth_methods_supported"
+            case introspectionEndpointAuthMethodsSupported = "introspection_endpoint_auth_methods_supported"
+            case authorizationResponseIssParameterSupported = "authorization_response_iss_parameter_supported"
+        }
+    }
+
+    static let deviceCodeGrant = "urn:ietf:params:oauth:grant-type:device_code"
+
+    func metadata(_ issuer: String) -> Metadata {
+        let methods = ["client_secret_basic", "client_secret_post", "none"]
+        let implicit = configuration.implicitGrant
+        return Metadata(
+            issuer: issuer,
+            authorizationEndpoint: issuer + "/oauth2/authorize",
+            tokenEndpoint: issuer + "/oauth2/token",
+            deviceAuthorizationEndpoint: issuer + "/oauth2/device_authorization",
+            revocationEndpoint: issuer + "/oauth2/revoke",
+            introspectionEndpoint: issuer + "/oauth2/introspect",
+            scopesSupported: configuration.oauth2Scopes,
+            responseTypesSupported: implicit ? ["code", "token"] : ["code"],
+            responseModesSupported: implicit ? ["query", "fragment"] : ["query"],
+            grantTypesSupported: ["authorization_code", "refresh_token", "client_credentials", Self.deviceCodeGrant]
+                + (implicit ? ["implicit"] : []),
+            codeChallengeMethodsSupported: ["S256"],
+            tokenEndpointAuthMethodsSupported: methods,
+            revocationEndpointAuthMethodsSupported: methods,
+            introspectionEndpointAuthMethodsSupported: methods,
+            authorizationResponseIssParameterSupported: true
+        )
+    }
+}

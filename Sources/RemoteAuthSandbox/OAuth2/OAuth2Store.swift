@@ -1,0 +1,277 @@
+import RemoteAuth
+
+/// The OAuth 2 authorization server's state, in one actor: pending authorization requests,
+/// authorization codes, access and refresh tokens (in families, for rotation), device codes.
+///
+/// Kept in memory only (the `--state` file holds the OAuth 1.0a tokens and the statuses).
+/// Every token, code and identifier comes from the configuration's ``RandomSource``, drawn
+/// when a request needs one (never at start, so seeded runs of the OAuth 1.0a routes repeat).
+actor OAuth2Store {
+    /// An authorization request waiting for the resource owner's answer
+    /// ([RFC 6749 §4.1.1](https://www.rfc-editor.org/rfc/rfc6749#section-4.1.1)).
+    struct PendingRequest: Sendable {
+        var id: String
+        var clientID: String
+        var redirectURI: String
+        /// Whether `redirect_uri` was in the request: then the token request must repeat it
+        /// ([RFC 6749 §4.1.3](https://www.rfc-editor.org/rfc/rfc6749#section-4.1.3)).
+        var redirectURIGiven: Bool
+        var scope: [String]
+        var state: String?
+        var codeChallenge: String?
+        /// `true` for the implicit grant (`response_type=token`), answered in the fragment.
+        var implicit: Bool
+    }
+
+    struct AuthorizationCode: Sendable {
+        var request: PendingRequest
+        var user: String
+        var expiresAt: Int64
+        var used: Bool
+        /// The family of the tokens it was exchanged for, revoked if the code is replayed.
+        var family: String?
+    }
+
+    struct AccessToken: Sendable {
+        var clientID: String
+        var user: String?
+        var scope: [String]
+        var issuedAt: Int64
+        var expiresAt: Int64
+        var family: String?
+    }
+
+    struct RefreshToken: Sendable {
+        var clientID: String
+        var user: String?
+        var scope: [String]
+        var issuedAt: Int64
+        var family: String
+        /// Replaced by a newer refresh token: presenting it again revokes the family.
+        var rotated: Bool
+    }
+
+    struct DeviceCode: Sendable {
+        enum State: Sendable {
+            case pending
+            case approved(user: String)
+            case denied, used
+        }
+        var clientID: String
+        var scope: [String]
+        var userCode: String
+        var expiresAt: Int64
+        var interval: Int64
+        var lastPoll: Int64?
+        var state: State
+    }
+
+    private var pending: [String: PendingRequest] = [:]
+    private var codes: [String: AuthorizationCode] = [:]
+    private var accessTokens: [String: AccessToken] = [:]
+    private var refreshTokens: [String: RefreshToken] = [:]
+    private var deviceCodes: [String: DeviceCode] = [:]
+    /// Normalized user code (letters only) → device code.
+    private var userCodes: [String: String] = [:]
+    private let random: RandomSource
+
+    init(random: RandomSource) {
+        self.random = random
+    }
+
+    func token() -> String { random.alphanumeric(bytes: 32) }
+
+    // MARK: Authorization requests and codes
+
+    func addPending(_ request: PendingRequest) { pending[request.id] = request }
+    func pendingRequest(_ id: String) -> PendingRequest? { pending[id] }
+    func removePending(_ id: String) -> PendingRequest? { pending.removeValue(forKey: id) }
+
+    func issueCode(for request: PendingRequest, user: String, expiresAt: Int64) -> String {
+        let code = token()
+        codes[code] = AuthorizationCode(request: request, user: user, expiresAt: expiresAt, used: false, family: nil)
+        return code
+    }
+
+    enum CodeOutcome: Sendable {
+        case valid(AuthorizationCode)
+        case invalid(String)
+    }
+
+    /// Uses up `code` for `clientID`: any attempt by its client consumes it, so a wrong
+    /// verifier cannot be retried; a replay revokes what the first exchange issued
+    /// ([RFC 6749 §4.1.2](https://www.rfc-editor.org/rfc/rfc6749#section-4.1.2)).
+    func redeemCode(_ code: String, clientID: String, now: Int64) -> CodeOutcome {
+        guard var record = codes[code], record.request.clientID == clientID else {
+            return .invalid("the authorization code is unknown or was issued to another client")
+        }
+        if record.used {
+            if let family = record.family { revokeFamily(family) }
+            return .invalid("the authorization code was already used; the tokens issued for it are revoked")
+        }
+        record.used = true
+        codes[code] = record
+        if now >= record.expiresAt { return .invalid("the authorization code has expired") }
+        return .valid(record)
+    }
+
+    func bindCode(_ code: String, family: String) { codes[code]?.family = family }
+
+    // MARK: Tokens
+
+    /// Issues an access token and, with `refresh`, a refresh token in `family` (a new family
+    /// when `nil`).
+    func issueTokens(
+        clientID: String,
+        user: String?,
+        scope: [String],
+        refresh: Bool,
+        family: String? = nil,
+        now: Int64,
+        lifetime: Int64
+    ) -> (access: String, refresh: String?, family: String) {
+        let family = family ?? token()
+        let access = token()
+        accessTokens[access] = AccessToken(
+            clientID: clientID,
+            user: user,
+            scope: scope,
+            issuedAt: now,
+            expiresAt: now + lifetime,
+            family: refresh ? family : nil
+        )
+        var refreshToken: String? = nil
+        if refresh {
+            let value = token()
+            refreshTokens[value] = RefreshToken(
+                clientID: clientID,
+                user: user,
+                scope: scope,
+                issuedAt: now,
+                family: family,
+                rotated: false
+            )
+            refreshToken = value
+        }
+        return (access, refreshToken, family)
+    }
+
+    enum RefreshOutcome: Sendable {
+        case valid(RefreshToken)
+        case invalid(String)
+    }
+
+    /// Rotates a refresh token: the old one is marked rotated; a rotated one presented again
+    /// revokes its whole family (the replay of a stolen token, as production servers treat it).
+    func rotate(_ value: String, clientID: String) -> RefreshOutcome {
+        guard var record = refreshTokens[value], record.clientID == clientID else {
+            return .invalid("the refresh token is unknown, revoked, or was issued to another client")
+        }
+        if record.rotated {
+            revokeFamily(record.family)
+            return .invalid("the refresh token was already used; its whole family is revoked")
+        }
+        record.rotated = true
+        refreshTokens[value] = record
+        return .valid(record)
+    }
+
+    func accessToken(_ value: String, now: Int64) -> AccessToken? {
+        guard let record = accessTokens[value], now < record.expiresAt else { return nil }
+        return record
+    }
+
+    func refreshToken(_ value: String) -> RefreshToken? {
+        guard let record = refreshTokens[value], !record.rotated else { return nil }
+        return record
+    }
+
+    func revokeFamily(_ family: String) {
+        accessTokens = accessTokens.filter { $0.value.family != family }
+        refreshTokens = refreshTokens.filter { $0.value.family != family }
+    }
+
+    /// Revokes `value` if `clientID` owns it: a refresh token with its family, an access token
+    /// alone ([RFC 7009 §2.1](https://www.rfc-editor.org/rfc/rfc7009#section-2.1)).
+    func revoke(_ value: String, clientID: String, refreshFirst: Bool) {
+        func refresh() -> Bool {
+            guard let record = refreshTokens[value] else { return false }
+            if record.clientID == clientID { revokeFamily(record.family) }
+            return true
+        }
+        func access() -> Bool {
+            guard let record = accessTokens[value] else { return false }
+            if record.clientID == clientID { accessTokens[value] = nil }
+            return true
+        }
+        if refreshFirst {
+            if !refresh() { _ = access() }
+        } else if !access() {
+            _ = refresh()
+        }
+    }
+
+    // MARK: Device authorization (RFC 8628)
+
+    func addDeviceCode(_ record: DeviceCode) -> String {
+        let code = token()
+        deviceCodes[code] = record
+        userCodes[Self.normalize(record.userCode)] = code
+        return code
+    }
+
+    /// The user code typed in, compared without case, dashes and spaces
+    /// ([RFC 8628 §6.1](https://www.rfc-editor.org/rfc/rfc8628#section-6.1)).
+    static func normalize(_ userCode: String) -> String {
+        String(userCode.uppercased().filter { $0.isLetter || $0.isNumber })
+    }
+
+    func pendingDevice(userCode: String, now: Int64) -> DeviceCode? {
+        guard let code = userCodes[Self.normalize(userCode)], let record = deviceCodes[code],
+            case .pending = record.state, now < record.expiresAt
+        else { return nil }
+        return record
+    }
+
+    /// Approves (`user`) or denies (`nil`) a pending device code; `false` when none matches.
+    func answerDevice(userCode: String, user: String?, now: Int64) -> Bool {
+        guard let code = userCodes[Self.normalize(userCode)], var record = deviceCodes[code],
+            case .pending = record.state, now < record.expiresAt
+        else { return false }
+        record.state = user.map { .approved(user: $0) } ?? .denied
+        deviceCodes[code] = record
+        return true
+    }
+
+    enum PollOutcome: Sendable {
+        case approved(DeviceCode, user: String)
+        case error(OAuth2.ErrorCode, String)
+    }
+
+    /// One poll of the token endpoint ([RFC 8628 §3.5](https://www.rfc-editor.org/rfc/rfc8628#section-3.5)):
+    /// polling sooner than the interval answers `slow_down` and adds 5 seconds to it.
+    func poll(_ deviceCode: String, clientID: String, now: Int64) -> PollOutcome {
+        guard var record = deviceCodes[deviceCode], record.clientID == clientID else {
+            return .error(.invalidGrant, "the device code is unknown or was issued to another client")
+        }
+        if now >= record.expiresAt { return .error(.expiredToken, "the device code has expired") }
+        let previous = record.lastPoll
+        record.lastPoll = now
+        defer { deviceCodes[deviceCode] = record }
+        switch record.state {
+        case .used:
+            return .error(.invalidGrant, "the device code was already exchanged")
+        case .denied:
+            return .error(.accessDenied, "the user denied the request")
+        case .approved(let user):
+            record.state = .used
+            return .approved(record, user: user)
+        case .pending:
+            if let previous, now - previous < record.interval {
+                record.interval += 5
+                return .error(.slowDown, "polled sooner than the interval; it is now \(record.interval) seconds")
+            }
+            return .error(.authorizationPending, "the user has not answered yet")
+        }
+    }
+}

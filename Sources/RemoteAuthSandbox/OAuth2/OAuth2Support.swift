@@ -1,0 +1,226 @@
+import Crypto
+import Foundation
+import HTTPTypes
+import Hummingbird
+import RemoteAuth
+import Synchronization
+
+/// The authorization server's issuer identifier: the sandbox's base URL, known once it listens
+/// (its port may be picked at start) ([RFC 8414 §2](https://www.rfc-editor.org/rfc/rfc8414#section-2)).
+final class OAuth2Issuer: Sendable {
+    private let value = Mutex("")
+    var url: String { value.withLock { $0 } }
+    func set(_ url: String) { value.withLock { $0 = url } }
+}
+
+/// An OAuth 2 error answered as JSON ([RFC 6749 §5.2](https://www.rfc-editor.org/rfc/rfc6749#section-5.2)),
+/// with `Cache-Control: no-store`; the request log shows `error=CODE`.
+struct OAuth2Problem: SandboxRefusal {
+    let status: HTTPResponse.Status
+    let body: OAuth2.ErrorResponse
+    var headers: HTTPFields = [:]
+
+    init(_ code: OAuth2.ErrorCode, _ description: String, status: HTTPResponse.Status = .badRequest) {
+        self.status = status
+        body = OAuth2.ErrorResponse(code: code, errorDescription: description)
+    }
+
+    func response(from request: Request, context: some RequestContext) -> Response {
+        OAuth2JSON.response(body, status: status, headers: headers)
+    }
+
+    var logOutcome: String { "error=\(body.code.rawValue)" }
+}
+
+/// An authorization error sent back to the client's redirect URI
+/// ([RFC 6749 §4.1.2.1](https://www.rfc-editor.org/rfc/rfc6749#section-4.1.2.1)): thrown so
+/// that the request log shows its `error`, answered as the `302` itself.
+struct OAuth2RedirectError: SandboxRefusal {
+    let location: String
+    let code: OAuth2.ErrorCode
+
+    var status: HTTPResponse.Status { .found }
+
+    func response(from request: Request, context: some RequestContext) -> Response {
+        SandboxResponse.redirect(to: location)
+    }
+
+    var logOutcome: String { "error=\(code.rawValue)" }
+}
+
+enum OAuth2JSON {
+    /// Sorted compact JSON, `/` not escaped, never cached
+    /// ([RFC 6749 §5.1](https://www.rfc-editor.org/rfc/rfc6749#section-5.1)).
+    static func response(
+        _ value: some Encodable,
+        status: HTTPResponse.Status = .ok,
+        headers: HTTPFields = [:]
+    )
+        -> Response
+    {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let data = (try? encoder.encode(value)) ?? Data("{}".utf8)
+        var fields = headers
+        fields[.cacheControl] = "no-store"
+        fields[HTTPField.Name("Pragma")!] = "no-cache"
+        return SandboxResponse.text(
+            status,
+            String(decoding: data, as: UTF8.self),
+            contentType: "application/json",
+            headers: fields
+        )
+    }
+}
+
+/// What the client sent to an endpoint as a form: strictly decoded, each parameter at most
+/// once, empty values treated as absent ([RFC 6749 §3.2](https://www.rfc-editor.org/rfc/rfc6749#section-3.2)).
+struct OAuth2Parameters: Sendable {
+    let values: [String: String]
+
+    init(_ pairs: [(name: String, value: String)]) throws(OAuth2Problem) {
+        var values: [String: String] = [:]
+        for pair in pairs where !pair.value.isEmpty {
+            guard values[pair.name] == nil else {
+                throw OAuth2Problem(.invalidRequest, "the parameter '\(pair.name)' is repeated")
+            }
+            values[pair.name] = pair.value
+        }
+        self.values = values
+    }
+
+    /// The `application/x-www-form-urlencoded` body of a POST.
+    static func body(of request: Request) async throws(OAuth2Problem) -> OAuth2Parameters {
+        guard FormURLEncoding.isFormEncoded(request.headers) else {
+            throw OAuth2Problem(.invalidRequest, "the body must be application/x-www-form-urlencoded")
+        }
+        let pairs: [(name: String, value: String)]
+        do {
+            pairs = try FormURLEncoding.decode(bytes: await request.bodyBytes())
+        } catch {
+            throw OAuth2Problem(.invalidRequest, "the body is not valid form encoding")
+        }
+        return try OAuth2Parameters(pairs)
+    }
+
+    subscript(_ name: String) -> String? { values[name] }
+}
+
+/// Client authentication at the token, device, revocation and introspection endpoints
+/// ([RFC 6749 §2.3](https://www.rfc-editor.org/rfc/rfc6749#section-2.3)): `client_secret_basic`,
+/// `client_secret_post`, or `none` for a public client; exactly one method per request.
+struct OAuth2ClientAuthentication: Sendable {
+    let configuration: SandboxConfiguration
+
+    enum Method: String, Sendable {
+        case clientSecretBasic = "client_secret_basic"
+        case clientSecretPost = "client_secret_post"
+        case none
+    }
+
+    func authenticate(
+        _ request: Request,
+        _ parameters: OAuth2Parameters
+    ) throws(OAuth2Problem) -> (client: SandboxConfiguration.OAuth2Client, method: Method) {
+        let authorization = request.headers[.authorization]
+        if let authorization {
+            guard let credentials = try? BasicCredentials(authorization: authorization) else {
+                throw basicFailure("the Authorization header is not valid client_secret_basic credentials")
+            }
+            if parameters["client_secret"] != nil {
+                throw OAuth2Problem(.invalidRequest, "the client authenticated twice (Basic and client_secret)")
+            }
+            // RFC 6749 §2.3.1: id and secret are form-encoded before they go into Basic.
+            guard let id = try? FormURLEncoding.decode("\(credentials.user)=").first?.name,
+                let secret = try? FormURLEncoding.decode("s=\(credentials.password.reveal())").first?.value
+            else {
+                throw basicFailure("the client id or secret is not form-encoded (RFC 6749 §2.3.1)")
+            }
+            if let bodyID = parameters["client_id"], bodyID != id {
+                throw OAuth2Problem(.invalidRequest, "client_id differs from the Basic credentials")
+            }
+            guard let client = client(id), let expected = client.secret, constantTimeEquals(expected, secret) else {
+                throw basicFailure("client authentication failed")
+            }
+            return (client, .clientSecretBasic)
+        }
+        guard let id = parameters["client_id"] else {
+            throw OAuth2Problem(.invalidClient, "no client authentication and no client_id")
+        }
+        guard let client = client(id) else {
+            throw OAuth2Problem(.invalidClient, "client authentication failed")
+        }
+        if let presented = parameters["client_secret"] {
+            guard let expected = client.secret, constantTimeEquals(expected, presented) else {
+                throw OAuth2Problem(.invalidClient, "client authentication failed")
+            }
+            return (client, .clientSecretPost)
+        }
+        guard !client.isConfidential else {
+            throw OAuth2Problem(.invalidClient, "a confidential client must authenticate")
+        }
+        return (client, .none)
+    }
+
+    func client(_ id: String) -> SandboxConfiguration.OAuth2Client? {
+        configuration.oauth2Clients.first { $0.id == id }
+    }
+
+    /// `401` with a Basic challenge, as RFC 6749 §5.2 requires when the client used the
+    /// Authorization header.
+    func basicFailure(_ description: String) -> OAuth2Problem {
+        var problem = OAuth2Problem(.invalidClient, description, status: .unauthorized)
+        problem.headers[.wwwAuthenticate] = "Basic realm=\"\(configuration.realm.replacingQuotes())\""
+        return problem
+    }
+}
+
+enum OAuth2Rules {
+    /// Whether `presented` is one of `registered`: exactly, or for a registered loopback
+    /// redirect without a port, with any port
+    /// ([RFC 8252 §7.3](https://www.rfc-editor.org/rfc/rfc8252#section-7.3)).
+    static func redirectURIMatches(_ presented: String, registered: [String]) -> Bool {
+        if registered.contains(presented) { return true }
+        guard let given = URLComponents(string: presented), given.fragment == nil else { return false }
+        for candidate in registered {
+            guard let expected = URLComponents(string: candidate), expected.scheme == "http", expected.port == nil,
+                ["127.0.0.1", "[::1]", "::1", "localhost"].contains(expected.host ?? "")
+            else { continue }
+            if given.scheme == "http", given.host == expected.host,
+                given.percentEncodedPath == expected.percentEncodedPath,
+                given.percentEncodedQuery == expected.percentEncodedQuery, given.user == nil
+            {
+                return true
+            }
+        }
+        return false
+    }
+
+    /// `scope` split on spaces, checked against the server's scopes; all of them when absent
+    /// ([RFC 6749 §3.3](https://www.rfc-editor.org/rfc/rfc6749#section-3.3)).
+    static func scope(_ requested: String?, allowed: [String]) -> [String]? {
+        guard let requested else { return allowed }
+        let scopes = requested.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+        guard !scopes.isEmpty, scopes.allSatisfy(allowed.contains) else { return nil }
+        var unique: [String] = []
+        for scope in scopes where !unique.contains(scope) { unique.append(scope) }
+        return unique
+    }
+
+    /// `BASE64URL(SHA256(ASCII(code_verifier)))` ([RFC 7636 §4.2](https://www.rfc-editor.org/rfc/rfc7636#section-4.2)).
+    static func s256(_ verifier: String) -> String {
+        base64URL(Array(SHA256.hash(data: Array(verifier.utf8))))
+    }
+
+    static func base64URL(_ bytes: [UInt8]) -> String {
+        Data(bytes).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    /// 43 to 128 unreserved characters ([RFC 7636 §4.1](https://www.rfc-editor.org/rfc/rfc7636#section-4.1)).
+    static func isValidVerifier(_ value: String) -> Bool {
+        (43...128).contains(value.utf8.count) && value.utf8.allSatisfy(FormURLEncoding.isUnreserved)
+    }
+}

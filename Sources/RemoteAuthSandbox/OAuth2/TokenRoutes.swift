@@ -1,0 +1,242 @@
+import HTTPTypes
+import Hummingbird
+import RemoteAuth
+
+/// The authorization server's back channel under `/oauth2`: the token endpoint
+/// ([RFC 6749 §3.2](https://www.rfc-editor.org/rfc/rfc6749#section-3.2)) with the
+/// authorization code, refresh token, client credentials and device code grants, revocation
+/// ([RFC 7009](https://www.rfc-editor.org/rfc/rfc7009)), introspection
+/// ([RFC 7662](https://www.rfc-editor.org/rfc/rfc7662)) and device authorization
+/// ([RFC 8628 §3.1](https://www.rfc-editor.org/rfc/rfc8628#section-3.1)).
+struct TokenRoutes: Sendable {
+    let configuration: SandboxConfiguration
+    let store: OAuth2Store
+    let issuer: OAuth2Issuer
+
+    var clients: OAuth2ClientAuthentication { OAuth2ClientAuthentication(configuration: configuration) }
+
+    var collection: RouteCollection<SandboxRequestContext> {
+        let routes = RouteCollection(context: SandboxRequestContext.self)
+        routes.post("token") { request, _ in try await token(request) }
+        routes.post("revoke") { request, _ in try await revoke(request) }
+        routes.post("introspect") { request, _ in try await introspect(request) }
+        routes.post("device_authorization") { request, _ in try await deviceAuthorization(request) }
+        return routes
+    }
+
+    /// A successful token response ([RFC 6749 §5.1](https://www.rfc-editor.org/rfc/rfc6749#section-5.1)).
+    struct TokenJSON: Encodable {
+        let accessToken: String
+        let tokenType = "Bearer"
+        let expiresIn: Int64
+        let refreshToken: String?
+        let scope: String
+
+        enum CodingKeys: String, CodingKey {
+            case accessToken = "access_token"
+            case tokenType = "token_type"
+            case expiresIn = "expires_in"
+            case refreshToken = "refresh_token"
+            case scope
+        }
+    }
+
+    // MARK: Token endpoint
+
+    /// `POST /oauth2/token`.
+    func token(_ request: Request) async throws -> Response {
+        let parameters = try await OAuth2Parameters.body(of: request)
+        let (client, _) = try clients.authenticate(request, parameters)
+        let now = configuration.now()
+        switch parameters["grant_type"] {
+        case nil:
+            throw OAuth2Problem(.invalidRequest, "grant_type is missing")
+        case "authorization_code":
+            return try await authorizationCode(parameters, client: client, now: now)
+        case "refresh_token":
+            return try await refresh(parameters, client: client, now: now)
+        case "client_credentials":
+            guard client.isConfidential else {
+                throw OAuth2Problem(.unauthorizedClient, "client_credentials is for confidential clients")
+            }
+            guard let scope = OAuth2Rules.scope(parameters["scope"], allowed: configuration.oauth2Scopes) else {
+                throw OAuth2Problem(.invalidScope, "scope names a scope this server does not grant")
+            }
+            let issued = await store.issueTokens(
+                clientID: client.id,
+                user: nil,
+                scope: scope,
+                refresh: false,
+                now: now,
+                lifetime: configuration.accessTokenTTL
+            )
+            return tokenResponse(issued.access, refresh: nil, scope: scope)
+        case MetadataRoutes.deviceCodeGrant:
+            guard let deviceCode = parameters["device_code"] else {
+                throw OAuth2Problem(.invalidRequest, "device_code is missing")
+            }
+            switch await store.poll(deviceCode, clientID: client.id, now: now) {
+            case .error(let code, let description):
+                throw OAuth2Problem(code, description)
+            case .approved(let record, let user):
+                let issued = await store.issueTokens(
+                    clientID: client.id,
+                    user: user,
+                    scope: record.scope,
+                    refresh: true,
+                    now: now,
+                    lifetime: configuration.accessTokenTTL
+                )
+                return tokenResponse(issued.access, refresh: issued.refresh, scope: record.scope)
+            }
+        case let other?:
+            throw OAuth2Problem(.unsupportedGrantType, "grant_type '\(other)' is not supported")
+        }
+    }
+
+    /// The authorization code grant ([RFC 6749 §4.1.3](https://www.rfc-editor.org/rfc/rfc6749#section-4.1.3))
+    /// with the PKCE verifier ([RFC 7636 §4.6](https://www.rfc-editor.org/rfc/rfc7636#section-4.6)).
+    func authorizationCode(
+        _ parameters: OAuth2Parameters,
+        client: SandboxConfiguration.OAuth2Client,
+        now: Int64
+    ) async throws -> Response {
+        guard let code = parameters["code"] else { throw OAuth2Problem(.invalidRequest, "code is missing") }
+        guard let verifier = parameters["code_verifier"] else {
+            throw OAuth2Problem(.invalidRequest, "code_verifier is missing (PKCE is required)")
+        }
+        let record: OAuth2Store.AuthorizationCode
+        switch await store.redeemCode(code, clientID: client.id, now: now) {
+        case .invalid(let description): throw OAuth2Problem(.invalidGrant, description)
+        case .valid(let valid): record = valid
+        }
+        if record.request.redirectURIGiven || parameters["redirect_uri"] != nil {
+            guard parameters["redirect_uri"] == record.request.redirectURI else {
+                throw OAuth2Problem(.invalidGrant, "redirect_uri differs from the authorization request's")
+            }
+        }
+        guard OAuth2Rules.isValidVerifier(verifier), let challenge = record.request.codeChallenge,
+            constantTimeEquals(OAuth2Rules.s256(verifier), challenge)
+        else {
+            throw OAuth2Problem(.invalidGrant, "code_verifier does not match the code_challenge")
+        }
+        let issued = await store.issueTokens(
+            clientID: client.id,
+            user: record.user,
+            scope: record.request.scope,
+            refresh: true,
+            now: now,
+            lifetime: configuration.accessTokenTTL
+        )
+        await store.bindCode(code, family: issued.family)
+        return tokenResponse(issued.access, refresh: issued.refresh, scope: record.request.scope)
+    }
+
+    /// The refresh token grant ([RFC 6749 §6](https://www.rfc-editor.org/rfc/rfc6749#section-6)):
+    /// a narrower `scope` may be asked for; every refresh rotates the refresh token.
+    func refresh(
+        _ parameters: OAuth2Parameters,
+        client: SandboxConfiguration.OAuth2Client,
+        now: Int64
+    ) async throws -> Response {
+        guard let value = parameters["refresh_token"] else {
+            throw OAuth2Problem(.invalidRequest, "refresh_token is missing")
+        }
+        if let asked = parameters["scope"], let current = await store.refreshToken(value),
+            current.clientID == client.id, OAuth2Rules.scope(asked, allowed: current.scope) == nil
+        {
+            throw OAuth2Problem(.invalidScope, "scope exceeds what the refresh token was granted")
+        }
+        switch await store.rotate(value, clientID: client.id) {
+        case .invalid(let description):
+            throw OAuth2Problem(.invalidGrant, description)
+        case .valid(let record):
+            let scope = OAuth2Rules.scope(parameters["scope"], allowed: record.scope) ?? record.scope
+            let issued = await store.issueTokens(
+                clientID: client.id,
+                user: record.user,
+                scope: scope,
+                refresh: true,
+                family: record.family,
+                now: now,
+                lifetime: configuration.accessTokenTTL
+            )
+            return tokenResponse(issued.access, refresh: issued.refresh, scope: scope)
+        }
+    }
+
+    func tokenResponse(_ access: String, refresh: String?, scope: [String]) -> Response {
+        OAuth2JSON.response(
+            TokenJSON(
+                accessToken: access,
+                expiresIn: configuration.accessTokenTTL,
+                refreshToken: refresh,
+                scope: scope.joined(separator: " ")
+            )
+        )
+    }
+
+    // MARK: Revocation and introspection
+
+    /// `POST /oauth2/revoke`: `200` whether or not the token was known
+    /// ([RFC 7009 §2.2](https://www.rfc-editor.org/rfc/rfc7009#section-2.2)).
+    func revoke(_ request: Request) async throws -> Response {
+        let parameters = try await OAuth2Parameters.body(of: request)
+        let (client, _) = try clients.authenticate(request, parameters)
+        guard let token = parameters["token"] else { throw OAuth2Problem(.invalidRequest, "token is missing") }
+        await store.revoke(token, clientID: client.id, refreshFirst: parameters["token_type_hint"] == "refresh_token")
+        return Response(status: .ok, headers: [.cacheControl: "no-store"])
+    }
+
+    /// [RFC 7662 §2.2](https://www.rfc-editor.org/rfc/rfc7662#section-2.2).
+    struct IntrospectionJSON: Encodable {
+        let active: Bool
+        var scope: String? = nil
+        var clientID: String? = nil
+        var username: String? = nil
+        var tokenType: String? = nil
+        var exp: Int64? = nil
+        var iat: Int64? = nil
+
+        enum CodingKeys: String, CodingKey {
+            case active, scope, username, exp, iat
+            case clientID = "client_id"
+            case tokenType = "token_type"
+        }
+    }
+
+    /// `POST /oauth2/introspect`: a confidential client may ask about any token, a public one
+    /// about its own; anything else is `{"active":false}`.
+    func introspect(_ request: Request) async throws -> Response {
+        let parameters = try await OAuth2Parameters.body(of: request)
+        let (client, _) = try clients.authenticate(request, parameters)
+        guard let token = parameters["token"] else { throw OAuth2Problem(.invalidRequest, "token is missing") }
+        let now = configuration.now()
+        func visible(_ owner: String) -> Bool { client.isConfidential || owner == client.id }
+        if let access = await store.accessToken(token, now: now), visible(access.clientID) {
+            return OAuth2JSON.response(
+                IntrospectionJSON(
+                    active: true,
+                    scope: access.scope.joined(separator: " "),
+                    clientID: access.clientID,
+                    username: access.user,
+                    tokenType: "Bearer",
+                    exp: access.expiresAt,
+                    iat: access.issuedAt
+                )
+            )
+        }
+        if let refresh = await store.refreshToken(token), visible(refresh.clientID) {
+            return OAuth2JSON.response(
+                IntrospectionJSON(
+                    active: true,
+                    scope: refresh.scope.joined(separator: " "),
+                    clientID: refresh.clientID,
+                    username: refresh.user,
+                    iat: refresh.issuedAt
+                )
+            )
+        }
+        return OAuth2JSON.response(IntrospectionJSON(active: false))
+    }
+}
