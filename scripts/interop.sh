@@ -7,6 +7,7 @@
 #                     signs in to it (loopback callback and PIN), `remote-auth request --profile`
 #                     calls it in every placement, and it verifies each signature
 #   oauthlib (PyPI)   drives the sandbox's three-legged flow, every method and placement
+#   Authlib, requests-oauthlib (PyPI)   drive the sandbox's OAuth 2 authorization server through every grant
 #                     (and against a second sandbox started with --auto-approve)
 #   curl (Debian)     Basic and Digest against the sandbox, on http and (with openssl) on https
 #                     with the certificate and SPKI pin a sandbox started with --tls serves
@@ -48,7 +49,7 @@ if ! { [ -x "$venv/bin/python" ] || python3 -m venv "$venv"; } ||
     exit 1
 fi
 export PATH="$venv/bin:$PATH"
-python3 -c "import oauthlib, jwt, cryptography, requests, selenium, httpbin" 2>/dev/null ||
+python3 -c "import oauthlib, jwt, cryptography, requests, selenium, httpbin, authlib, requests_oauthlib" 2>/dev/null ||
     { echo "interop: a Python peer is not importable" >&2; exit 1; }
 command -v gunicorn >/dev/null || { echo "interop: gunicorn is not on PATH after installing it" >&2; exit 1; }
 echo "interop: $(curl --version | head -n 1 | cut -d' ' -f1-2), $(openssl version | cut -d' ' -f1-2)," \
@@ -126,6 +127,8 @@ if [ -n "$url" ]; then
     echo "interop: headless Chromium consents on the authorize page"
     mkdir -p .build/interop
     step browser python3 scripts/interop/consent_browser.py "$url" .build/interop/consent-page.png
+    echo "interop: Authlib and requests-oauthlib drive the sandbox's OAuth 2 authorization server"
+    step sandbox-oauth2 python3 scripts/interop/sandbox_oauth2_clients.py "$url"
 fi
 sandbox auto-approve --auto-approve
 if [ -n "$url" ]; then
