@@ -7,8 +7,8 @@
 #                     signs in to it (loopback callback and PIN), `remote-auth request --profile`
 #                     calls it in every placement, and it verifies each signature
 #   oauthlib (PyPI)   drives the sandbox's three-legged flow, every method and placement
-#   Authlib, requests-oauthlib (PyPI)   drive the sandbox's OAuth 2 authorization server through every grant
 #                     (and against a second sandbox started with --auto-approve)
+#   Authlib, requests-oauthlib (PyPI)   drive the sandbox's OAuth 2 authorization server through every grant
 #   curl (Debian)     Basic and Digest against the sandbox, on http and (with openssl) on https
 #                     with the certificate and SPKI pin a sandbox started with --tls serves
 #   Chromium (Debian) + Selenium (PyPI) consents on the sandbox's authorize page
