@@ -19,10 +19,13 @@ public actor FileTokenStore: TokenStore {
     }
 
     /// Opens the store at `path`, reading what is saved there (nothing if the file does not exist).
+    ///
+    /// - Throws: ``FileStoreError`` when group or others can access the file
+    ///   (`.permissionsTooOpen`), or it is not the JSON this store writes (`.corruptFile`).
     public init(path: String = FileTokenStore.defaultPath()) throws {
         self.path = path
-        guard FileManager.default.fileExists(atPath: path) else { return }
-        let entries = try JSONDecoder().decode([Entry].self, from: Data(contentsOf: URL(fileURLWithPath: path)))
+        guard let data = try AtomicFile.readPrivate(path) else { return }
+        let entries = try AtomicFile.decode([Entry].self, from: data, path: path)
         for entry in entries { sessions[entry.key] = entry.session }
     }
 
