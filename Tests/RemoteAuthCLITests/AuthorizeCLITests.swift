@@ -79,7 +79,9 @@ import Testing
         let environment = ["REMOTE_AUTH_HOME": home]
         let posted = try await CLI.run(
             [
-                "request", "--profile", "sandbox", "-d", "status=From the tool + 100% ü",
+                // curl's way to send text as a form field: -d would send it as it is, and its
+                // '+' and '%' would not survive form decoding.
+                "request", "--profile", "sandbox", "--data-urlencode", "status=From the tool + 100% ü",
                 base + "/1.1/statuses/update.json",
             ],
             environment: environment
@@ -91,6 +93,16 @@ import Testing
             environment: environment
         )
         #expect(timeline.stdout.contains("From the tool + 100% ü"))
+        let raw = try await CLI.run(
+            ["request", "--profile", "sandbox", "-d", "status=100% ü", base + "/1.1/statuses/update.json"],
+            environment: environment
+        )
+        #expect(raw.status == 2)
+        #expect(raw.stdout == "")
+        #expect(
+            raw.stderr
+                == "remote-auth: the form body cannot be signed: a '%' is not followed by two hexadecimal digits; -d sends its text as it is, --data-urlencode NAME=TEXT percent-encodes TEXT\n"
+        )
 
         let list = try await CLI.run(["profiles", "list"], environment: environment)
         #expect(list.stdout == "sandbox alice demo-consumer\n")
