@@ -31,7 +31,8 @@ enum ExitStatus: Int32, CaseIterable {
     case tlsHandshakeFailed = 35
     /// Too many redirects (curl's 47, `CURLE_TOO_MANY_REDIRECTS`).
     case tooManyRedirects = 47
-    /// The connection closed early, or the answer is not HTTP (curl's 56, `CURLE_RECV_ERROR`).
+    /// The connection closed early, the answer is not HTTP, or the proxy refused the tunnel
+    /// (curl's 56, `CURLE_RECV_ERROR`).
     case receiveFailed = 56
     /// The server's certificate is not trusted (curl's 60, `CURLE_PEER_FAILED_VERIFICATION`).
     case untrusted = 60
@@ -48,7 +49,7 @@ enum ExitStatus: Int32, CaseIterable {
         (22 instead with --fail); 2 usage error or bad input, nothing sent; 6 host not found; \
         7 could not connect (refused, unreachable); 22 HTTP status 400 or more with --fail; \
         23 cannot write the -o file; 28 timed out (--connect-timeout, --max-time); 35 TLS handshake \
-        failed; 47 too many redirects; 56 connection closed early or not an HTTP answer; \
+        failed; 47 too many redirects; 56 connection closed early, not an HTTP answer, or the proxy refused the tunnel; \
         60 server certificate not trusted; 90 no --pin matched.
         """
 
@@ -70,6 +71,10 @@ enum ExitStatus: Int32, CaseIterable {
     }
 
     init(transport error: TransportError) {
+        if ProxyChoice.isProxyAuthenticationRequired(error) {
+            self = .receiveFailed
+            return
+        }
         switch error.code {
         case .hostNotFound: self = .hostNotFound
         case .connectionRefused, .connectFailed: self = .connectFailed

@@ -1,4 +1,5 @@
 import ArgumentParser
+import AsyncHTTPClient
 import Foundation
 import HTTPTypes
 import NIOCore
@@ -124,6 +125,31 @@ struct RequestCommand: AsyncParsableCommand {
         help: "Accepted for curl's sake: redirects are always followed, credentials kept to their origin."
     )
     var location = false
+
+    @Option(
+        name: [.customShort("x"), .customLong("proxy")],
+        help: ArgumentHelp(
+            "An http proxy, [http://]HOST[:PORT] (default port 1080); '' for none. Else https_proxy, HTTPS_PROXY or http_proxy, as curl.",
+            valueName: "url"
+        )
+    )
+    var proxy: String?
+
+    @Option(
+        name: [.customShort("U"), .customLong("proxy-user")],
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "USER:PASSWORD for the proxy, sent as Basic with the CONNECT that opens the tunnel; USER alone takes REMOTE_AUTH_PROXY_PASSWORD.",
+            valueName: "user:password"
+        )
+    )
+    var proxyUser: String?
+
+    @Option(
+        name: .customLong("noproxy"),
+        help: ArgumentHelp("Hosts reached without the proxy, comma-separated (else no_proxy, NO_PROXY); '*' for all.", valueName: "hosts")
+    )
+    var noProxy: String?
 
     @Option(help: "Sign with the OAuth 1.0a token kept under this profile (see 'remote-auth authorize').")
     var profile: String?
@@ -296,9 +322,31 @@ struct RequestCommand: AsyncParsableCommand {
         let placement = self.placement?.placement ?? .header
         let connectTimeout = try Self.timeAmount(self.connectTimeout, option: "--connect-timeout")
         let timeout = try Self.timeAmount(maxTime, option: "--max-time")
+        let proxy = try ProxyChoice.select(
+            option: self.proxy,
+            proxyUser: proxyUser,
+            noProxy: noProxy,
+            scheme: origin.scheme,
+            host: origin.host,
+            environment: ProcessInfo.processInfo.environment
+        )
+        if proxyUser != nil, proxy == nil {
+            throw CLIFailure("--proxy-user needs a proxy: --proxy, or https_proxy/http_proxy for this URL")
+        }
+        var clientConfiguration = HTTPClient.Configuration()
+        if let proxy {
+            guard tlsOptions.isEmpty else {
+                throw CLIFailure(
+                    "the proxy \(proxy.url) does not go with --cacert, --pin, --cert or -k: the transport that checks them inside the TLS handshake does not speak to proxies; use --noproxy HOST (or NO_PROXY) to go direct"
+                )
+            }
+            clientConfiguration = try proxy.configuration()
+            if verbose { Terminal.writeError("* Using proxy \(proxy.url)\n") }
+        }
         let nioTransport = try tlsOptions.transport(connectTimeout: connectTimeout, timeout: timeout, quiet: silent)
         let outcome: Result<(HTTPResponse, [UInt8]), any Error> = try await Self.withTransport(
             nioTransport,
+            configuration: clientConfiguration,
             connectTimeout: connectTimeout,
             timeout: timeout
         ) {
@@ -443,7 +491,10 @@ struct RequestCommand: AsyncParsableCommand {
             }
             // Skip the value of an option that takes one, so that it is not read as an option.
             if SecretInput.secretOptions.contains(argument)
-                || ["-H", "--header", "-X", "--request", "--json", "-A", "--user-agent", "-o", "--output"]
+                || [
+                    "-H", "--header", "-X", "--request", "--json", "-A", "--user-agent", "-o", "--output", "-x",
+                    "--proxy", "--noproxy",
+                ]
                     .contains(argument)
             {
                 index += 2
@@ -458,12 +509,14 @@ struct RequestCommand: AsyncParsableCommand {
     /// pins are checked before the request is written), else with AsyncHTTPClient.
     static func withTransport<T: Sendable>(
         _ nio: NIOHTTP1Transport?,
+        configuration: HTTPClient.Configuration = .init(),
         connectTimeout: TimeAmount?,
         timeout: TimeAmount?,
         _ body: (any HTTPTransport) async throws -> T
     ) async throws -> T {
         if let nio { return try await body(nio) }
         return try await AsyncHTTPClientTransport.withTransport(
+            configuration: configuration,
             connectTimeout: connectTimeout,
             timeout: timeout ?? .seconds(30)
         ) { try await body($0) }
@@ -484,6 +537,8 @@ struct RequestCommand: AsyncParsableCommand {
         case .connectionRefused: "\(error.reason): is the server running, and is the port right?"
         case .hostNotFound: "\(error.reason): check the host name"
         case .timedOut: "\(error.reason); --connect-timeout and --max-time set the limits"
+        case _ where ProxyChoice.isProxyAuthenticationRequired(error):
+            "the proxy refused the tunnel without a credential (407): pass --proxy-user USER:PASSWORD"
         case .tlsHandshakeFailed where TLSFailure.isUntrustedCertificate(error):
             "certificate not trusted: \(error.reason); pass --cacert FILE, or -k for local testing"
         default: error.reason

@@ -9,13 +9,15 @@ import Darwin
 /// A one-thread HTTP/1.1 server on 127.0.0.1 for CLI tests: it answers each request with the
 /// request's own bytes as the body (`200 OK`, or the status that a path `/status/NNN` names), so
 /// a test sees exactly what `remote-auth` put on the wire. With `silent`, it accepts connections
-/// and never answers.
+/// and never answers. It is also an http proxy that answers CONNECT with `200` (or `407` without
+/// the Basic `proxyCredential`, when one is set) and echoes the tunnelled request after the
+/// CONNECT head.
 final class EchoServer: @unchecked Sendable {
     // `listener` is set once in init and closed once in `stop()`; the accept thread only reads it.
     let port: Int
     private let listener: Int32
 
-    init(silent: Bool = false) throws {
+    init(silent: Bool = false, proxyCredential: String? = nil) throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -36,7 +38,7 @@ final class EchoServer: @unchecked Sendable {
             while true {
                 let client = accept(fd, nil, nil)
                 if client < 0 { return }
-                Self.answer(client)
+                Self.answer(client, proxyCredential: proxyCredential)
                 close(client)
             }
         }
@@ -49,7 +51,37 @@ final class EchoServer: @unchecked Sendable {
         close(listener)
     }
 
-    private static func answer(_ client: Int32) {
+    private static func answer(_ client: Int32, proxyCredential: String?) {
+        var received = readRequest(client)
+        if received.starts(with: Array("CONNECT ".utf8)) {
+            let head = String(decoding: received, as: UTF8.self).lowercased()
+            if let proxyCredential,
+                !head.contains("\r\nproxy-authorization: basic \(Data(proxyCredential.utf8).base64EncodedString().lowercased())\r\n")
+            {
+                send(client, "HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm=\"proxy\"\r\nContent-Length: 0\r\n\r\n")
+                return
+            }
+            send(client, "HTTP/1.1 200 Connection established\r\n\r\n")
+            received += readRequest(client)
+        }
+        let requestLine = String(decoding: received.prefix(while: { $0 != 13 }), as: UTF8.self)
+        var status = "200 OK"
+        if let range = requestLine.range(of: " /status/") {
+            let code = requestLine[range.upperBound...].prefix(3)
+            status = code == "404" ? "404 Not Found" : code + " Status"
+        }
+        let head = "HTTP/1.1 \(status)\r\nContent-Type: text/plain\r\nContent-Length: \(received.count)\r\nConnection: close\r\n\r\n"
+        let response = Array(head.utf8) + received
+        _ = response.withUnsafeBytes { write(client, $0.baseAddress, $0.count) }
+    }
+
+    private static func send(_ client: Int32, _ text: String) {
+        let bytes = Array(text.utf8)
+        _ = bytes.withUnsafeBytes { write(client, $0.baseAddress, $0.count) }
+    }
+
+    /// One request's head and body (by Content-Length).
+    private static func readRequest(_ client: Int32) -> [UInt8] {
         var received: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
         var headEnd: Int?
@@ -67,15 +99,7 @@ final class EchoServer: @unchecked Sendable {
                 }
             }
         }
-        let requestLine = String(decoding: received.prefix(while: { $0 != 13 }), as: UTF8.self)
-        var status = "200 OK"
-        if let range = requestLine.range(of: " /status/") {
-            let code = requestLine[range.upperBound...].prefix(3)
-            status = code == "404" ? "404 Not Found" : code + " Status"
-        }
-        let head = "HTTP/1.1 \(status)\r\nContent-Type: text/plain\r\nContent-Length: \(received.count)\r\nConnection: close\r\n\r\n"
-        let response = Array(head.utf8) + received
-        _ = response.withUnsafeBytes { write(client, $0.baseAddress, $0.count) }
+        return received
     }
 
     private static func find(_ needle: [UInt8], in haystack: [UInt8]) -> Int? {
@@ -88,8 +112,12 @@ final class EchoServer: @unchecked Sendable {
 }
 
 /// Runs `body` with a running echo server, stopped afterwards.
-func withEchoServer<T>(silent: Bool = false, _ body: (EchoServer) async throws -> T) async throws -> T {
-    let server = try EchoServer(silent: silent)
+func withEchoServer<T>(
+    silent: Bool = false,
+    proxyCredential: String? = nil,
+    _ body: (EchoServer) async throws -> T
+) async throws -> T {
+    let server = try EchoServer(silent: silent, proxyCredential: proxyCredential)
     defer { server.stop() }
     return try await body(server)
 }
