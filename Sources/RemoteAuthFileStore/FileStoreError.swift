@@ -46,7 +46,11 @@ extension AtomicFile {
         var info = stat()
         guard stat(path, &info) == 0 else {
             if errno == ENOENT { return nil }
-            throw FileStoreError(.unreadable, path: path, reason: "cannot read \(path): \(String(cString: strerror(errno)))")
+            throw FileStoreError(
+                .unreadable,
+                path: path,
+                reason: "cannot read \(path): \(String(cString: strerror(errno)))"
+            )
         }
         let mode = Int(info.st_mode) & 0o777
         if mode & 0o077 != 0 {
@@ -75,7 +79,8 @@ extension AtomicFile {
     /// Where in the file the decoder stopped, in plain words (no values: they may be secrets).
     private static func describe(_ error: DecodingError) -> String {
         func at(_ path: [any CodingKey]) -> String {
-            path.isEmpty ? "" : " at " + path.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+            path.isEmpty
+                ? "" : " at " + path.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
         }
         switch error {
         case .dataCorrupted(let context):

@@ -31,7 +31,9 @@ struct RequestBody {
     init?(pieces: [Piece], json: [String]?) throws {
         if let json {
             guard pieces.isEmpty else {
-                throw CLIFailure("--json does not go with -d, --data-raw, --data-binary or --data-urlencode: choose one body")
+                throw CLIFailure(
+                    "--json does not go with -d, --data-raw, --data-binary or --data-urlencode: choose one body"
+                )
             }
             var bytes: [UInt8] = []
             for piece in json {

@@ -99,7 +99,10 @@ struct RequestCommand: AsyncParsableCommand {
     )
     var userAgent: String?
 
-    @Flag(name: [.customShort("i"), .customLong("include")], help: "Print the response's status line and header fields before its body.")
+    @Flag(
+        name: [.customShort("i"), .customLong("include")],
+        help: "Print the response's status line and header fields before its body."
+    )
     var include = false
 
     @Option(
@@ -147,7 +150,10 @@ struct RequestCommand: AsyncParsableCommand {
 
     @Option(
         name: .customLong("noproxy"),
-        help: ArgumentHelp("Hosts reached without the proxy, comma-separated (else no_proxy, NO_PROXY); '*' for all.", valueName: "hosts")
+        help: ArgumentHelp(
+            "Hosts reached without the proxy, comma-separated (else no_proxy, NO_PROXY); '*' for all.",
+            valueName: "hosts"
+        )
     )
     var noProxy: String?
 
@@ -495,7 +501,7 @@ struct RequestCommand: AsyncParsableCommand {
                     "-H", "--header", "-X", "--request", "--json", "-A", "--user-agent", "-o", "--output", "-x",
                     "--proxy", "--noproxy",
                 ]
-                    .contains(argument)
+                .contains(argument)
             {
                 index += 2
                 continue

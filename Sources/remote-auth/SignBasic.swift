@@ -21,7 +21,8 @@ struct SignBasic: ParsableCommand {
 
     /// `--password`, stdin or `REMOTE_AUTH_PASSWORD`.
     func resolvedPassword() throws -> String {
-        guard let password = try SecretInput.resolve(password, environment: "REMOTE_AUTH_PASSWORD", option: "--password")
+        guard
+            let password = try SecretInput.resolve(password, environment: "REMOTE_AUTH_PASSWORD", option: "--password")
         else { throw CLIFailure("missing secret: --password (or REMOTE_AUTH_PASSWORD) is required") }
         return password
     }

@@ -39,7 +39,8 @@ struct SignOAuth1: ParsableCommand {
 
     @Option(
         parsing: .unconditional,
-        help: "The client (consumer) secret, '-' to read it from stdin, or REMOTE_AUTH_CONSUMER_SECRET; not needed for RSA-SHA1."
+        help:
+            "The client (consumer) secret, '-' to read it from stdin, or REMOTE_AUTH_CONSUMER_SECRET; not needed for RSA-SHA1."
     )
     var consumerSecret: String?
 

@@ -13,7 +13,8 @@ import Testing
 
     func formPost(port: Int, body: String) -> String {
         wire(
-            "POST", "/",
+            "POST",
+            "/",
             port: port,
             fields: [
                 "User-Agent: remote-auth/0.1.0", "Accept: */*", "Content-Type: application/x-www-form-urlencoded",
@@ -81,9 +82,12 @@ import Testing
             #expect(
                 result.stdout
                     == wire(
-                        "POST", "/", port: server.port,
+                        "POST",
+                        "/",
+                        port: server.port,
                         fields: [
-                            "User-Agent: remote-auth/0.1.0", "Accept: application/json", "Content-Type: application/json",
+                            "User-Agent: remote-auth/0.1.0", "Accept: application/json",
+                            "Content-Type: application/json",
                             "host: 127.0.0.1:\(server.port)", "Content-Length: 7",
                         ],
                         body: "{\"a\":1}"
@@ -96,7 +100,9 @@ import Testing
             #expect(
                 put.stdout
                     == wire(
-                        "PUT", "/", port: server.port,
+                        "PUT",
+                        "/",
+                        port: server.port,
                         fields: [
                             "User-Agent: probe/1", "Accept: text/plain", "Content-Type: application/json",
                             "host: 127.0.0.1:\(server.port)", "Content-Length: 2",
@@ -118,7 +124,9 @@ import Testing
     @Test func includeOutputFailSilent() async throws {
         try await withEchoServer { server in
             let get = wire(
-                "GET", "/", port: server.port,
+                "GET",
+                "/",
+                port: server.port,
                 fields: ["User-Agent: remote-auth/0.1.0", "Accept: */*", "host: 127.0.0.1:\(server.port)"]
             )
             let head =
@@ -174,7 +182,9 @@ import Testing
             result.stderr
                 == "remote-auth: invalid -H (the 1st one): expected 'Name: value' (not shown: it may hold a credential)\n"
         )
-        let second = try CLI.run(["request", "-H", "X: 1", "--header", "Authorization Bearer sekrit", "http://127.0.0.1:1/"])
+        let second = try CLI.run([
+            "request", "-H", "X: 1", "--header", "Authorization Bearer sekrit", "http://127.0.0.1:1/",
+        ])
         #expect(
             second.stderr
                 == "remote-auth: invalid -H (the 2nd one): expected 'Name: value' (not shown: it may hold a credential)\n"

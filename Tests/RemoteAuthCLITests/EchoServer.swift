@@ -56,9 +56,14 @@ final class EchoServer: @unchecked Sendable {
         if received.starts(with: Array("CONNECT ".utf8)) {
             let head = String(decoding: received, as: UTF8.self).lowercased()
             if let proxyCredential,
-                !head.contains("\r\nproxy-authorization: basic \(Data(proxyCredential.utf8).base64EncodedString().lowercased())\r\n")
+                !head.contains(
+                    "\r\nproxy-authorization: basic \(Data(proxyCredential.utf8).base64EncodedString().lowercased())\r\n"
+                )
             {
-                send(client, "HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm=\"proxy\"\r\nContent-Length: 0\r\n\r\n")
+                send(
+                    client,
+                    "HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm=\"proxy\"\r\nContent-Length: 0\r\n\r\n"
+                )
                 return
             }
             send(client, "HTTP/1.1 200 Connection established\r\n\r\n")
@@ -70,7 +75,8 @@ final class EchoServer: @unchecked Sendable {
             let code = requestLine[range.upperBound...].prefix(3)
             status = code == "404" ? "404 Not Found" : code + " Status"
         }
-        let head = "HTTP/1.1 \(status)\r\nContent-Type: text/plain\r\nContent-Length: \(received.count)\r\nConnection: close\r\n\r\n"
+        let head =
+            "HTTP/1.1 \(status)\r\nContent-Type: text/plain\r\nContent-Length: \(received.count)\r\nConnection: close\r\n\r\n"
         let response = Array(head.utf8) + received
         _ = response.withUnsafeBytes { write(client, $0.baseAddress, $0.count) }
     }
@@ -95,7 +101,8 @@ final class EchoServer: @unchecked Sendable {
                 headEnd = range + 4
                 let head = String(decoding: received[0..<range], as: UTF8.self).lowercased()
                 for line in head.split(separator: "\r\n") where line.hasPrefix("content-length:") {
-                    contentLength = Int(line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) ?? 0
+                    contentLength =
+                        Int(line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) ?? 0
                 }
             }
         }
@@ -104,7 +111,8 @@ final class EchoServer: @unchecked Sendable {
 
     private static func find(_ needle: [UInt8], in haystack: [UInt8]) -> Int? {
         guard haystack.count >= needle.count else { return nil }
-        for index in 0...(haystack.count - needle.count) where Array(haystack[index..<(index + needle.count)]) == needle {
+        for index in 0...(haystack.count - needle.count) where Array(haystack[index..<(index + needle.count)]) == needle
+        {
             return index
         }
         return nil

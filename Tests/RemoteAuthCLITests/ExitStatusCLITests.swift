@@ -28,11 +28,16 @@ import Testing
     }
 
     @Test func authorizeNamesTransportFailures() throws {
-        let result = try CLI.run([
-            "authorize", "oauth1", "--profile", "p", "--consumer-key", "k", "--consumer-secret", "s",
-            "--request-token-url", "http://127.0.0.1:1/rt", "--authorize-url", "http://127.0.0.1:1/a",
-            "--access-token-url", "http://127.0.0.1:1/at", "--no-browser",
-        ], environment: ["REMOTE_AUTH_HOME": FileManager.default.temporaryDirectory.appendingPathComponent("ra-\(UUID())").path])
+        let result = try CLI.run(
+            [
+                "authorize", "oauth1", "--profile", "p", "--consumer-key", "k", "--consumer-secret", "s",
+                "--request-token-url", "http://127.0.0.1:1/rt", "--authorize-url", "http://127.0.0.1:1/a",
+                "--access-token-url", "http://127.0.0.1:1/at", "--no-browser",
+            ],
+            environment: [
+                "REMOTE_AUTH_HOME": FileManager.default.temporaryDirectory.appendingPathComponent("ra-\(UUID())").path
+            ]
+        )
         #expect(result.status == 7)
         #expect(result.stdout == "")
         #expect(

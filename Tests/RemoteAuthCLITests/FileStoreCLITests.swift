@@ -27,7 +27,11 @@ import Testing
         let home = try home()
         defer { try? FileManager.default.removeItem(atPath: home) }
         let file = home + "/tokens.json"
-        _ = FileManager.default.createFile(atPath: file, contents: Data("{ not json".utf8), attributes: [.posixPermissions: 0o600])
+        _ = FileManager.default.createFile(
+            atPath: file,
+            contents: Data("{ not json".utf8),
+            attributes: [.posixPermissions: 0o600]
+        )
         let result = try CLI.run(["profiles", "list"], environment: ["REMOTE_AUTH_HOME": home])
         #expect(result.status == 2)
         #expect(result.stdout == "")
@@ -46,7 +50,11 @@ import Testing
         let home = try home()
         defer { try? FileManager.default.removeItem(atPath: home) }
         let file = home + "/tokens.json"
-        _ = FileManager.default.createFile(atPath: file, contents: Data("[]".utf8), attributes: [.posixPermissions: mode])
+        _ = FileManager.default.createFile(
+            atPath: file,
+            contents: Data("[]".utf8),
+            attributes: [.posixPermissions: mode]
+        )
         let result = try CLI.run(["profiles", "list"], environment: ["REMOTE_AUTH_HOME": home])
         #expect(result.status == 2)
         #expect(

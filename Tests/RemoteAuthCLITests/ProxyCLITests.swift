@@ -33,7 +33,10 @@ import Testing
             }
 
             // HTTP_PROXY in capitals is not read for http, as curl does not read it.
-            let capitals = try await CLI.run(["request", target], environment: ["HTTP_PROXY": proxy.base, "http_proxy": ""])
+            let capitals = try await CLI.run(
+                ["request", target],
+                environment: ["HTTP_PROXY": proxy.base, "http_proxy": ""]
+            )
             #expect(capitals.status == 6)
         }
     }
@@ -64,10 +67,19 @@ import Testing
 
     @Test func badProxyInput() throws {
         let cases: [([String], [String: String], String)] = [
-            (["--proxy", "socks5://127.0.0.1:1"], [:], "remote-auth: --proxy: a socks5:// proxy is not supported, only http:// (an https URL still goes through it encrypted, with CONNECT)\n"),
+            (
+                ["--proxy", "socks5://127.0.0.1:1"], [:],
+                "remote-auth: --proxy: a socks5:// proxy is not supported, only http:// (an https URL still goes through it encrypted, with CONNECT)\n"
+            ),
             (["--proxy", "127.0.0.1:x"], [:], "remote-auth: invalid --proxy: expected [http://]HOST[:PORT]\n"),
-            (["-k", "--proxy", "127.0.0.1:1"], [:], "remote-auth: the proxy http://127.0.0.1:1 does not go with --cacert, --pin, --cert or -k: the transport that checks them inside the TLS handshake does not speak to proxies; use --noproxy HOST (or NO_PROXY) to go direct\n"),
-            (["--proxy-user", "u:p"], ["http_proxy": ""], "remote-auth: --proxy-user needs a proxy: --proxy, or https_proxy/http_proxy for this URL\n"),
+            (
+                ["-k", "--proxy", "127.0.0.1:1"], [:],
+                "remote-auth: the proxy http://127.0.0.1:1 does not go with --cacert, --pin, --cert or -k: the transport that checks them inside the TLS handshake does not speak to proxies; use --noproxy HOST (or NO_PROXY) to go direct\n"
+            ),
+            (
+                ["--proxy-user", "u:p"], ["http_proxy": ""],
+                "remote-auth: --proxy-user needs a proxy: --proxy, or https_proxy/http_proxy for this URL\n"
+            ),
         ]
         for (arguments, environment, message) in cases {
             let result = try CLI.run(["request"] + arguments + ["http://127.0.0.1:1/"], environment: environment)

@@ -24,7 +24,10 @@ import Testing
         #expect(result.stdout == twitterSignature)
         let empty = try CLI.run(twitter(consumerSecret: "-"))
         #expect(empty.status == 2)
-        #expect(empty.stderr == "remote-auth: --consumer-secret -: standard input is empty; write the secret to it, one line\n")
+        #expect(
+            empty.stderr
+                == "remote-auth: --consumer-secret -: standard input is empty; write the secret to it, one line\n"
+        )
     }
 
     /// A secret that begins with '-' is a value, not an option; the same signature as from the
@@ -54,9 +57,14 @@ import Testing
         #expect(environment.stdout == "Basic QWxhZGRpbjpvcGVuIHNlc2FtZQ==\n")
         let stdin = try CLI.run(["sign", "basic", "--username", "Aladdin", "--password", "-"], stdin: "open sesame\n")
         #expect(stdin.stdout == "Basic QWxhZGRpbjpvcGVuIHNlc2FtZQ==\n")
-        let missing = try CLI.run(["sign", "basic", "--username", "Aladdin"], environment: ["REMOTE_AUTH_PASSWORD": ""])
+        let missing = try CLI.run(
+            ["sign", "basic", "--username", "Aladdin"],
+            environment: ["REMOTE_AUTH_PASSWORD": ""]
+        )
         #expect(missing.status == 0)
-        let none = try CLI.run(["sign", "digest", "--username", "u", "--uri", "/", "--challenge", "Digest realm=\"r\", nonce=\"n\""])
+        let none = try CLI.run([
+            "sign", "digest", "--username", "u", "--uri", "/", "--challenge", "Digest realm=\"r\", nonce=\"n\"",
+        ])
         #expect(none.status == 2)
         #expect(none.stderr == "remote-auth: missing secret: --password (or REMOTE_AUTH_PASSWORD) is required\n")
     }
@@ -86,7 +94,9 @@ import Testing
             var seen = ""
             for _ in 0..<100 {
                 try await Task.sleep(for: .milliseconds(50))
-                let bytes = (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(process.processIdentifier)/cmdline"))) ?? Data()
+                let bytes =
+                    (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(process.processIdentifier)/cmdline")))
+                    ?? Data()
                 seen = String(decoding: bytes.map { $0 == 0 ? UInt8(ascii: " ") : $0 }, as: UTF8.self)
                 if seen.contains("*") { break }
             }
