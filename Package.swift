@@ -146,6 +146,7 @@ let package = Package(
                 "RemoteAuthSandbox",
                 "RemoteAuthAsyncHTTPClient",
                 "RemoteAuthNIO",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -90,6 +90,8 @@ step oauthlib python3 scripts/interop/oauthlib_verify.py "$binary" Tests/Vectors
 echo "interop: remote-auth signs in to, and is verified by, an OAuth 1.0a provider built on oauthlib"
 step oauthlib-provider python3 scripts/interop/oauthlib_provider.py "$binary"
 
+echo "interop: remote-auth request puts on the wire what curl does for the same flags"; step curl-equivalence bash scripts/interop/curl_equivalence.sh "$binary"
+
 echo "interop: mitmproxy in front of a TLS sandbox: pins keep the credential from it"
 step mitm bash scripts/interop/mitm_pinning.sh "$binary"
 

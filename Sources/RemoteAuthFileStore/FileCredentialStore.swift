@@ -35,11 +35,13 @@ public actor FileCredentialStore: CredentialStore {
 
     /// Opens the store at `path`, reading the credentials saved there (none if the file does
     /// not exist yet).
+    ///
+    /// - Throws: ``FileStoreError`` when group or others can access the file
+    ///   (`.permissionsTooOpen`), or it is not the JSON this store writes (`.corruptFile`).
     public init(path: String = FileCredentialStore.defaultPath()) throws {
         self.path = path
-        guard FileManager.default.fileExists(atPath: path) else { return }
-        let data = try Data(contentsOf: URL(fileURLWithPath: path))
-        let entries = try JSONDecoder().decode([Entry].self, from: data)
+        guard let data = try AtomicFile.readPrivate(path) else { return }
+        let entries = try AtomicFile.decode([Entry].self, from: data, path: path)
         permanent = try entries.map { entry in
             var schemes: Credential.Schemes = []
             if entry.basic { schemes.insert(.basic) }

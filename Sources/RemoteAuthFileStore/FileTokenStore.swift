@@ -27,6 +27,9 @@ public actor FileTokenStore: TokenStore {
     }
 
     /// Opens the store at `path`, checking that what is saved there (if anything) can be read.
+    ///
+    /// - Throws: ``FileStoreError`` when group or others can access the file
+    ///   (`.permissionsTooOpen`), or it is not the JSON this store writes (`.corruptFile`).
     public init(path: String = FileTokenStore.defaultPath()) throws {
         self.path = path
         self.lastRead = try Self.read(path)
@@ -64,8 +67,8 @@ public actor FileTokenStore: TokenStore {
     }
 
     private static func read(_ path: String) throws -> [TokenStoreKey: StoredSession] {
-        guard FileManager.default.fileExists(atPath: path) else { return [:] }
-        let entries = try JSONDecoder().decode([Entry].self, from: Data(contentsOf: URL(fileURLWithPath: path)))
+        guard let data = try AtomicFile.readPrivate(path) else { return [:] }
+        let entries = try AtomicFile.decode([Entry].self, from: data, path: path)
         var sessions: [TokenStoreKey: StoredSession] = [:]
         for entry in entries { sessions[entry.key] = entry.session }
         return sessions

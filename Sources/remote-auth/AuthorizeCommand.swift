@@ -10,6 +10,7 @@ struct AuthorizeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "authorize",
         abstract: "Sign in to a provider and keep the token under a profile.",
+        discussion: ExitStatus.help,
         subcommands: [AuthorizeOAuth1.self, AuthorizeReverseAuth.self]
     )
 }
@@ -22,7 +23,10 @@ struct OAuth1ProviderOptions: ParsableArguments {
     @Option(help: "The client (consumer) key.")
     var consumerKey: String
 
-    @Option(help: "The client (consumer) secret (or REMOTE_AUTH_CONSUMER_SECRET).")
+    @Option(
+        parsing: .unconditional,
+        help: "The client (consumer) secret, '-' to read it from stdin, or REMOTE_AUTH_CONSUMER_SECRET."
+    )
     var consumerSecret: String?
 
     @Option(help: "The temporary-credential (request token) URL.")
@@ -32,7 +36,13 @@ struct OAuth1ProviderOptions: ParsableArguments {
     var accessTokenURL: String
 
     func client() throws -> OAuth1.ClientCredentials {
-        guard let secret = consumerSecret ?? ProcessInfo.processInfo.environment["REMOTE_AUTH_CONSUMER_SECRET"] else {
+        guard
+            let secret = try SecretInput.resolve(
+                consumerSecret,
+                environment: "REMOTE_AUTH_CONSUMER_SECRET",
+                option: "--consumer-secret"
+            )
+        else {
             throw CLIFailure("missing secret: --consumer-secret (or REMOTE_AUTH_CONSUMER_SECRET) is required")
         }
         return OAuth1.ClientCredentials(key: consumerKey, secret: secret)
@@ -49,12 +59,33 @@ struct OAuth1ProviderOptions: ParsableArguments {
     }
 }
 
+/// The token store at its default path, a file that cannot be used reported with its remedy.
+func openTokenStore() throws -> FileTokenStore {
+    do {
+        return try FileTokenStore()
+    } catch let error as FileStoreError {
+        throw CLIFailure(message(for: error))
+    }
+}
+
+/// What is wrong with a store file and the command that fixes it.
+func message(for error: FileStoreError) -> String {
+    switch error.code {
+    case .permissionsTooOpen:
+        "\(error.reason): run 'chmod 600 \(error.path)'"
+    case .corruptFile:
+        "\(error.reason): repair it, or move it aside ('mv \(error.path) \(error.path).bad') and sign in again"
+    default:
+        error.reason
+    }
+}
+
 func unixNow() -> Int64 { Int64(Date().timeIntervalSince1970) }
 
 /// Saves the session under the profile; returns the account name used.
 func saveProfile(_ profile: String, _ session: OAuth1.Session) async throws -> String {
     let account = session.accessToken.screenName ?? session.accessToken.userID ?? "default"
-    let store = try FileTokenStore()
+    let store = try openTokenStore()
     for key in await store.keys() where key.service == profile {
         try await store.removeSession(service: key.service, account: key.account)
     }
@@ -67,6 +98,9 @@ func describe(_ error: any Error) -> String {
     case let error as OAuth1.FlowError: return error.reason
     case let error as OAuth1Error: return error.reason
     case let error as LoopbackCallbackListener.ListenerError: return error.reason
+    case let error as TransportError: return RequestCommand.message(for: error)
+    case let error as TrustRejection: return RequestCommand.message(for: error)
+    case let error as ClientError: return RequestCommand.message(for: error)
     default: return "\(error)"
     }
 }
@@ -75,12 +109,14 @@ struct AuthorizeOAuth1: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "oauth1",
         abstract: "The OAuth 1.0a three-legged flow (or the PIN flow), keeping the token under --profile.",
-        discussion: """
+        discussion: ExitStatus.discussion(
+            """
             Without --pin, a listener on 127.0.0.1 with a free port is the callback (RFC 8252 §7.3); the \
             authorize URL opens in the browser (xdg-open or open), or is printed with --no-browser. With \
             --pin, the callback is oob and the PIN is read from standard input. The token is kept in \
             $REMOTE_AUTH_HOME/tokens.json (else $XDG_CONFIG_HOME/remote-auth/tokens.json), mode 0600.
             """
+        )
     )
 
     @OptionGroup var options: OAuth1ProviderOptions
@@ -105,6 +141,7 @@ struct AuthorizeOAuth1: AsyncParsableCommand {
 
     func run() async throws {
         let client = try options.client()
+        _ = try openTokenStore()  // a file that cannot be used fails now, not after the sign-in
         let provider = options.provider(authorizeURL: authorizeURL)
         let pin = self.pin
         let noBrowser = self.noBrowser
@@ -147,7 +184,7 @@ struct AuthorizeOAuth1: AsyncParsableCommand {
         } catch let failure as CLIFailure {
             throw failure
         } catch {
-            throw CLIFailure("sign-in failed: \(describe(error))")
+            throw CLIFailure("sign-in failed: \(describe(error))", status: ExitStatus(for: error))
         }
     }
 
@@ -167,11 +204,13 @@ struct AuthorizeReverseAuth: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "reverse-auth",
         abstract: "Twitter's reverse auth: a device's account signs in the app of --consumer-key.",
-        discussion: """
+        discussion: ExitStatus.discussion(
+            """
             Step 1 asks the request token URL, signed with the app's credentials, for the \
             x_reverse_auth_parameters; step 2 calls the access token URL signed with the device's client \
             and access token. The app's token for the device's user is kept under --profile.
             """
+        )
     )
 
     @OptionGroup var options: OAuth1ProviderOptions
@@ -182,20 +221,52 @@ struct AuthorizeReverseAuth: AsyncParsableCommand {
     @Option(help: "The device's client key.")
     var deviceConsumerKey: String
 
-    @Option(help: "The device's client secret.")
-    var deviceConsumerSecret: String
+    @Option(
+        parsing: .unconditional,
+        help: "The device's client secret, '-' to read it from stdin, or REMOTE_AUTH_DEVICE_CONSUMER_SECRET."
+    )
+    var deviceConsumerSecret: String?
 
-    @Option(help: "The device account's access token.")
-    var deviceToken: String
+    @Option(
+        parsing: .unconditional,
+        help: "The device account's access token, '-' to read it from stdin, or REMOTE_AUTH_DEVICE_TOKEN."
+    )
+    var deviceToken: String?
 
-    @Option(help: "The device account's access token secret.")
-    var deviceTokenSecret: String
+    @Option(
+        parsing: .unconditional,
+        help: "The device account's access token secret, '-' to read it from stdin, or REMOTE_AUTH_DEVICE_TOKEN_SECRET."
+    )
+    var deviceTokenSecret: String?
+
+    /// A device secret from its option, stdin or the environment.
+    static func secret(_ value: String?, option: String, environment: String) throws -> String {
+        guard let secret = try SecretInput.resolve(value, environment: environment, option: option) else {
+            throw CLIFailure("missing secret: \(option) (or \(environment)) is required")
+        }
+        return secret
+    }
 
     func run() async throws {
         let client = try options.client()
+        _ = try openTokenStore()  // a file that cannot be used fails now, not after the sign-in
         let provider = options.provider(authorizeURL: authorizeURL)
-        let device = OAuth1.ClientCredentials(key: deviceConsumerKey, secret: deviceConsumerSecret)
-        let deviceToken = OAuth1.TokenCredentials(token: self.deviceToken, secret: deviceTokenSecret)
+        let device = OAuth1.ClientCredentials(
+            key: deviceConsumerKey,
+            secret: try Self.secret(
+                deviceConsumerSecret,
+                option: "--device-consumer-secret",
+                environment: "REMOTE_AUTH_DEVICE_CONSUMER_SECRET"
+            )
+        )
+        let deviceToken = OAuth1.TokenCredentials(
+            token: try Self.secret(self.deviceToken, option: "--device-token", environment: "REMOTE_AUTH_DEVICE_TOKEN"),
+            secret: try Self.secret(
+                deviceTokenSecret,
+                option: "--device-token-secret",
+                environment: "REMOTE_AUTH_DEVICE_TOKEN_SECRET"
+            )
+        )
         do {
             let access = try await AsyncHTTPClientTransport.withTransport { transport in
                 let app = OAuth1.Flow(provider: provider, client: client, transport: transport, now: unixNow)
@@ -213,7 +284,7 @@ struct AuthorizeReverseAuth: AsyncParsableCommand {
             )
             Terminal.writeLine("Signed in as \(account) by reverse auth; saved as profile '\(options.profile)'.")
         } catch {
-            throw CLIFailure("reverse auth failed: \(describe(error))")
+            throw CLIFailure("reverse auth failed: \(describe(error))", status: ExitStatus(for: error))
         }
     }
 }
@@ -221,14 +292,34 @@ struct AuthorizeReverseAuth: AsyncParsableCommand {
 struct ProfilesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "profiles",
-        abstract: "List, show or remove the profiles kept by 'remote-auth authorize'.",
-        subcommands: [List.self, Show.self, Remove.self]
+        abstract: "List, show or remove the profiles kept by 'remote-auth authorize', or print where they are kept.",
+        discussion: ExitStatus.help,
+        subcommands: [List.self, Show.self, Remove.self, Path.self]
     )
 
+    struct Path: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print the file the profiles are kept in.",
+            discussion: ExitStatus.discussion(
+                """
+                $REMOTE_AUTH_HOME/tokens.json, else $XDG_CONFIG_HOME/remote-auth/tokens.json, else \
+                ~/.config/remote-auth/tokens.json; it may not exist yet. It holds secrets: mode 0600, \
+                and a file that others can read is refused.
+                """
+            )
+        )
+        func run() throws {
+            Terminal.writeLine(FileTokenStore.defaultPath())
+        }
+    }
+
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "One line per profile: NAME ACCOUNT CONSUMER-KEY.")
+        static let configuration = CommandConfiguration(
+            abstract: "One line per profile: NAME ACCOUNT CONSUMER-KEY.",
+            discussion: ExitStatus.help
+        )
         func run() async throws {
-            let store = try FileTokenStore()
+            let store = try openTokenStore()
             for key in await store.keys() {
                 let session = await store.session(service: key.service, account: key.account)?.oauth1
                 Terminal.writeLine("\(key.service) \(key.account) \(session?.client.key ?? "")")
@@ -238,11 +329,12 @@ struct ProfilesCommand: AsyncParsableCommand {
 
     struct Show: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "A profile's provider, client and token, secrets redacted."
+            abstract: "A profile's provider, client and token, secrets redacted.",
+            discussion: ExitStatus.help
         )
         @Argument(help: "The profile name.") var name: String
         func run() async throws {
-            let store = try FileTokenStore()
+            let store = try openTokenStore()
             guard let key = await store.keys().first(where: { $0.service == name }),
                 let session = await store.session(service: key.service, account: key.account)?.oauth1
             else { throw CLIFailure("unknown profile: '\(name)'") }
@@ -258,10 +350,10 @@ struct ProfilesCommand: AsyncParsableCommand {
     }
 
     struct Remove: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Forget a profile.")
+        static let configuration = CommandConfiguration(abstract: "Forget a profile.", discussion: ExitStatus.help)
         @Argument(help: "The profile name.") var name: String
         func run() async throws {
-            let store = try FileTokenStore()
+            let store = try openTokenStore()
             let keys = await store.keys().filter { $0.service == name }
             guard !keys.isEmpty else { throw CLIFailure("unknown profile: '\(name)'") }
             for key in keys { try await store.removeSession(service: key.service, account: key.account) }

@@ -12,7 +12,7 @@ struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
         abstract: "Run every flow against an in-process sandbox and print a line per step and a summary.",
-        discussion: "Exit status 0 only if every step passed."
+        discussion: ExitStatus.discussion("Exit status 0 only if every step passed, 1 if one failed.")
     )
 
     struct Step: Sendable {

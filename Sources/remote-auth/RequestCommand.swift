@@ -1,4 +1,5 @@
 import ArgumentParser
+import AsyncHTTPClient
 import Foundation
 import HTTPTypes
 import NIOCore
@@ -8,45 +9,153 @@ import RemoteAuthFileStore
 import RemoteAuthNIO
 
 /// `remote-auth request`: sends one request, answers Basic and Digest challenges, follows
-/// redirects safely, and prints the response body.
+/// redirects safely, and prints the response body. Its options are curl's, with curl's meaning.
 struct RequestCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "request",
         abstract: "Send an HTTP request, answering Basic and Digest challenges; print the response body.",
-        discussion: """
-            Redirects are followed; credentials are sent only to the URL's origin, never across a \
-            change of scheme, host or port. Over plain http they are sent only to loopback hosts \
-            unless --allow-http is given. With -v, each request and response head goes to stderr, \
-            Authorization and cookies redacted. The exit status is 1 when the final status is 400 or \
-            more (its status line on stderr), 2 for bad input.
+        discussion: ExitStatus.discussion(
             """
+            The options are curl's and mean what they mean in curl: -d, --data-raw, --data-binary and \
+            --data-urlencode pieces are joined with '&' in the order given and sent as an \
+            application/x-www-form-urlencoded POST (-d 'a=b&c=d' is two fields; -d @FILE reads FILE without \
+            its CR and LF, --data-binary @FILE keeps them, @- reads standard input); --json sends JSON with \
+            Content-Type and Accept application/json. A User-Agent of remote-auth/VERSION is sent unless -H \
+            or -A sets one.
+
+            Redirects are always followed (-L is accepted for curl's sake and changes nothing), safely: \
+            credentials are sent only to the URL's origin, never across a change of scheme, host or port. \
+            Over plain http they are sent only to loopback hosts unless --allow-http is given. With -v, \
+            each request and response head goes to stderr, credentials and cookies redacted.
+
+            Secrets stay off the command line: --user USER reads the password from REMOTE_AUTH_PASSWORD, \
+            else asks for it on the terminal without echo; a secret given as an argument is blanked in \
+            the process list.
+            """
+        )
     )
 
-    @Option(name: .customShort("X"), help: "The method (default: GET, or POST with -d).")
+    @Option(name: [.customShort("X"), .customLong("request")], help: "The method (default: GET, or POST with data).")
     var method: String?
 
     @Option(
-        name: .customShort("H"),
+        name: [.customShort("H"), .customLong("header")],
         help: ArgumentHelp("A header field, 'Name: value' (repeatable).", valueName: "header")
     )
     var headers: [String] = []
 
     @Option(
-        name: .customShort("d"),
+        name: [.customShort("d"), .customLong("data")],
         help: ArgumentHelp(
-            "A form-body parameter, NAME=VALUE, value taken literally (repeatable).",
-            valueName: "name=value"
+            "Form data, sent as given ('a=b&c=d' is two fields); @FILE or @- (stdin) reads it, CR and LF removed (repeatable, joined with '&').",
+            valueName: "data"
         )
     )
     var data: [String] = []
 
     @Option(
+        name: .customLong("data-raw"),
+        help: ArgumentHelp("As -d, but a leading @ is sent as it is.", valueName: "data")
+    )
+    var dataRaw: [String] = []
+
+    @Option(
+        name: .customLong("data-binary"),
+        help: ArgumentHelp("As -d, but @FILE is sent byte for byte, CR and LF kept.", valueName: "data")
+    )
+    var dataBinary: [String] = []
+
+    @Option(
+        name: .customLong("data-urlencode"),
         help: ArgumentHelp(
-            "USER:PASSWORD for Basic or Digest; with USER alone the password is read from REMOTE_AUTH_PASSWORD.",
+            "Form data percent-encoded, in curl's forms: content, =content, name=content, @file, name@file.",
+            valueName: "data"
+        )
+    )
+    var dataURLEncode: [String] = []
+
+    @Option(
+        name: .customLong("json"),
+        help: ArgumentHelp(
+            "A JSON body (@FILE or @- reads it), with Content-Type and Accept application/json; repeated pieces are concatenated.",
+            valueName: "data"
+        )
+    )
+    var json: [String] = []
+
+    @Option(
+        name: [.customShort("u"), .customLong("user")],
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "USER:PASSWORD for Basic or Digest; with USER alone the password comes from REMOTE_AUTH_PASSWORD, else from a prompt on the terminal.",
             valueName: "user:password"
         )
     )
     var user: String?
+
+    @Option(
+        name: [.customShort("A"), .customLong("user-agent")],
+        help: ArgumentHelp("The User-Agent (default: remote-auth/VERSION).", valueName: "name")
+    )
+    var userAgent: String?
+
+    @Flag(
+        name: [.customShort("i"), .customLong("include")],
+        help: "Print the response's status line and header fields before its body."
+    )
+    var include = false
+
+    @Option(
+        name: [.customShort("o"), .customLong("output")],
+        help: ArgumentHelp("Write the output to FILE instead of stdout.", valueName: "file")
+    )
+    var output: String?
+
+    @Flag(name: [.customShort("s"), .customLong("silent")], help: "Write nothing to stderr, errors included (see -S).")
+    var silent = false
+
+    @Flag(name: [.customShort("S"), .customLong("show-error")], help: "With -s, still write errors to stderr.")
+    var showError = false
+
+    @Flag(
+        name: [.customShort("f"), .customLong("fail")],
+        help: "With a final status of 400 or more, write no body and exit 22."
+    )
+    var fail = false
+
+    @Flag(
+        name: [.customShort("L"), .customLong("location")],
+        help: "Accepted for curl's sake: redirects are always followed, credentials kept to their origin."
+    )
+    var location = false
+
+    @Option(
+        name: [.customShort("x"), .customLong("proxy")],
+        help: ArgumentHelp(
+            "An http proxy, [http://]HOST[:PORT] (default port 1080); '' for none. Else https_proxy, HTTPS_PROXY or http_proxy, as curl.",
+            valueName: "url"
+        )
+    )
+    var proxy: String?
+
+    @Option(
+        name: [.customShort("U"), .customLong("proxy-user")],
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "USER:PASSWORD for the proxy, sent as Basic with the CONNECT that opens the tunnel; USER alone takes REMOTE_AUTH_PROXY_PASSWORD.",
+            valueName: "user:password"
+        )
+    )
+    var proxyUser: String?
+
+    @Option(
+        name: .customLong("noproxy"),
+        help: ArgumentHelp(
+            "Hosts reached without the proxy, comma-separated (else no_proxy, NO_PROXY); '*' for all.",
+            valueName: "hosts"
+        )
+    )
+    var noProxy: String?
 
     @Option(help: "Sign with the OAuth 1.0a token kept under this profile (see 'remote-auth authorize').")
     var profile: String?
@@ -92,8 +201,25 @@ struct RequestCommand: AsyncParsableCommand {
     @Argument(help: "The absolute http or https URL.")
     var url: String
 
+    /// Writes to stderr unless -s.
+    func note(_ text: String) {
+        if !silent { Terminal.writeError(text) }
+    }
+
     func run() async throws {
-        let method = HTTPRequest.Method(self.method ?? (data.isEmpty ? "GET" : "POST"))
+        do {
+            try await send()
+        } catch let failure as CLIFailure where silent && !showError {
+            throw CLIFailure("", status: failure.status)
+        }
+    }
+
+    func send() async throws {
+        let payload = try RequestBody(
+            pieces: dataPieces(),
+            json: json.isEmpty ? nil : json
+        )
+        let method = HTTPRequest.Method(self.method ?? (payload == nil ? "GET" : "POST"))
         guard let method else { throw CLIFailure("invalid method '\(self.method ?? "")'") }
         var request: HTTPRequest
         do {
@@ -107,27 +233,40 @@ struct RequestCommand: AsyncParsableCommand {
         } catch let error as ClientError {
             throw CLIFailure("invalid URL: \(error.reason)")
         }
-        for header in headers {
+        for (index, header) in headers.enumerated() {
+            // The value is not echoed: it is often a token.
             guard let colon = header.firstIndex(of: ":"), let name = HTTPField.Name(String(header[..<colon])) else {
-                throw CLIFailure("invalid header '\(header)': expected 'Name: value'")
+                throw CLIFailure(
+                    "invalid -H (the \(Self.ordinal(index + 1)) one): expected 'Name: value' (not shown: it may hold a credential)"
+                )
             }
             let value = header[header.index(after: colon)...].drop(while: { $0 == " " || $0 == "\t" })
+            guard HTTPField.isValidValue(String(value)) else {
+                throw CLIFailure(
+                    "invalid -H \(name): its value holds a control character (not shown: it may hold a credential)"
+                )
+            }
             request.headerFields.append(HTTPField(name: name, value: String(value)))
         }
-        var body: [UInt8]?
-        if !data.isEmpty {
-            var pairs: [(name: String, value: String)] = []
-            for parameter in data {
-                guard let equals = parameter.firstIndex(of: "=") else {
-                    throw CLIFailure("invalid -d '\(parameter)': expected NAME=VALUE")
-                }
-                pairs.append((String(parameter[..<equals]), String(parameter[parameter.index(after: equals)...])))
-            }
-            body = Array(FormURLEncoding.encode(pairs).utf8)
-            if request.headerFields[.contentType] == nil {
-                request.headerFields[.contentType] = "application/x-www-form-urlencoded"
-            }
+        // curl's defaults, in curl's order, each unless -H gave the field: User-Agent, Accept
+        // (application/json with --json, else */*), the -H fields, Content-Type.
+        var fields = HTTPFields()
+        if let userAgent {
+            request.headerFields[.userAgent] = nil
+            fields[.userAgent] = userAgent
+        } else if request.headerFields[.userAgent] == nil {
+            fields[.userAgent] = "remote-auth/\(RemoteAuthCommand.version)"
         }
+        if request.headerFields[.accept] == nil {
+            fields[.accept] = payload?.isJSON == true ? "application/json" : "*/*"
+        }
+        fields.append(contentsOf: request.headerFields)
+        var body: [UInt8]?
+        if let payload {
+            body = payload.bytes
+            if fields[.contentType] == nil { fields[.contentType] = payload.contentType }
+        }
+        request.headerFields = fields
         let store = InMemoryCredentialStore()
         if let user {
             let name: String
@@ -138,8 +277,13 @@ struct RequestCommand: AsyncParsableCommand {
             } else if let fromEnvironment = ProcessInfo.processInfo.environment["REMOTE_AUTH_PASSWORD"] {
                 name = user
                 password = fromEnvironment
+            } else if let typed = SecretInput.prompt("Enter host password for user '\(user)': ") {
+                name = user
+                password = typed
             } else {
-                throw CLIFailure("--user needs USER:PASSWORD, or USER with REMOTE_AUTH_PASSWORD set")
+                throw CLIFailure(
+                    "--user \(user) has no password, and standard input is not a terminal to ask for it: set REMOTE_AUTH_PASSWORD, or pass --user USER:PASSWORD"
+                )
             }
             if origin.scheme == "http", !origin.isLoopback, !allowHTTP {
                 throw CLIFailure(
@@ -155,7 +299,7 @@ struct RequestCommand: AsyncParsableCommand {
         }
         var session: OAuth1.Session? = nil
         if let profile {
-            let store = try FileTokenStore()
+            let store = try openTokenStore()
             guard let key = await store.keys().first(where: { $0.service == profile }),
                 let found = await store.session(service: key.service, account: key.account)?.oauth1
             else { throw CLIFailure("unknown profile: '\(profile)' (see 'remote-auth profiles list')") }
@@ -166,6 +310,16 @@ struct RequestCommand: AsyncParsableCommand {
                 )
             }
             session = found
+            // OAuth 1.0a signs the form body's parameters (RFC 5849 §3.4.1.3.1): they must decode.
+            if let body, FormURLEncoding.isFormEncoded(request.headerFields) {
+                do {
+                    _ = try FormURLEncoding.decode(bytes: body)
+                } catch let error as FormURLEncodingError {
+                    throw CLIFailure(
+                        "the form body cannot be signed: \(error.reason); -d sends its text as it is, --data-urlencode NAME=TEXT percent-encodes TEXT"
+                    )
+                }
+            }
         }
 
         let verbose = self.verbose
@@ -174,9 +328,31 @@ struct RequestCommand: AsyncParsableCommand {
         let placement = self.placement?.placement ?? .header
         let connectTimeout = try Self.timeAmount(self.connectTimeout, option: "--connect-timeout")
         let timeout = try Self.timeAmount(maxTime, option: "--max-time")
-        let nioTransport = try tlsOptions.transport(connectTimeout: connectTimeout, timeout: timeout)
+        let proxy = try ProxyChoice.select(
+            option: self.proxy,
+            proxyUser: proxyUser,
+            noProxy: noProxy,
+            scheme: origin.scheme,
+            host: origin.host,
+            environment: ProcessInfo.processInfo.environment
+        )
+        if proxyUser != nil, proxy == nil {
+            throw CLIFailure("--proxy-user needs a proxy: --proxy, or https_proxy/http_proxy for this URL")
+        }
+        var clientConfiguration = HTTPClient.Configuration()
+        if let proxy {
+            guard tlsOptions.isEmpty else {
+                throw CLIFailure(
+                    "the proxy \(proxy.url) does not go with --cacert, --pin, --cert or -k: the transport that checks them inside the TLS handshake does not speak to proxies; use --noproxy HOST (or NO_PROXY) to go direct"
+                )
+            }
+            clientConfiguration = try proxy.configuration()
+            if verbose { Terminal.writeError("* Using proxy \(proxy.url)\n") }
+        }
+        let nioTransport = try tlsOptions.transport(connectTimeout: connectTimeout, timeout: timeout, quiet: silent)
         let outcome: Result<(HTTPResponse, [UInt8]), any Error> = try await Self.withTransport(
             nioTransport,
+            configuration: clientConfiguration,
             connectTimeout: connectTimeout,
             timeout: timeout
         ) {
@@ -204,39 +380,149 @@ struct RequestCommand: AsyncParsableCommand {
             }
         }
         let response: HTTPResponse
+        let responseBody: [UInt8]
+        var authenticationFailed = false
         switch outcome {
-        case .success(let (final, responseBody)):
-            FileHandle.standardOutput.write(Data(responseBody))
+        case .success(let (final, bytes)):
             response = final
+            responseBody = bytes
         case .failure(let error as ClientError):
             guard error.code == .authenticationFailed, let final = error.response else {
-                throw CLIFailure(Self.message(for: error))
+                throw CLIFailure(Self.message(for: error), status: ExitStatus(for: error))
             }
-            Terminal.writeError("remote-auth: authentication failed: \(error.reason)\n")
+            note("remote-auth: authentication failed: \(error.reason)\n")
+            authenticationFailed = true
             response = final
+            responseBody = []
         case .failure(let error as TrustRejection):
-            throw CLIFailure(error.description + "; nothing was sent")
+            throw CLIFailure(Self.message(for: error), status: ExitStatus(for: error))
         case .failure(let error as TransportError):
-            throw CLIFailure("request failed: \(Self.message(for: error))")
+            throw CLIFailure("request failed: \(Self.message(for: error))", status: ExitStatus(for: error))
         case .failure(let error):
-            throw CLIFailure("request failed: \(error)")
+            throw CLIFailure("request failed: \(error)", status: .failure)
         }
-        if response.status.code >= 400 {
-            Terminal.writeError("remote-auth: HTTP \(response.status.code) \(response.status.reasonPhrase)\n")
-            Foundation.exit(1)
+        let failed = response.status.code >= 400
+        if !(fail && failed) {
+            var bytes: [UInt8] = []
+            if include { bytes += Array(Self.head(of: response).utf8) }
+            bytes += responseBody
+            try write(bytes)
         }
+        if failed || authenticationFailed {
+            note("remote-auth: HTTP \(response.status.code) \(response.status.reasonPhrase)\n")
+            throw CLIFailure("", status: fail ? .httpError : .failure)
+        }
+    }
+
+    /// `bytes` to stdout, or to the `-o` file (created or truncated).
+    func write(_ bytes: [UInt8]) throws {
+        guard let output, output != "-" else {
+            FileHandle.standardOutput.write(Data(bytes))
+            return
+        }
+        guard FileManager.default.createFile(atPath: output, contents: Data(bytes)) else {
+            throw CLIFailure(
+                "cannot write '\(output)' (-o): check that its directory exists and is writable",
+                status: .writeError
+            )
+        }
+    }
+
+    /// The status line and fields as curl -i prints them, CRLF-terminated, and the empty line.
+    static func head(of response: HTTPResponse) -> String {
+        var text = "HTTP/1.1 \(response.status.code) \(response.status.reasonPhrase)\r\n"
+        for field in response.headerFields { text += "\(field.name.rawName): \(field.value)\r\n" }
+        return text + "\r\n"
+    }
+
+    static func ordinal(_ n: Int) -> String {
+        switch n % 100 {
+        case 11, 12, 13: return "\(n)th"
+        default:
+            switch n % 10 {
+            case 1: return "\(n)st"
+            case 2: return "\(n)nd"
+            case 3: return "\(n)rd"
+            default: return "\(n)th"
+            }
+        }
+    }
+
+    /// The data options in the order they were given on the command line, as curl joins them.
+    /// ArgumentParser keeps each option's values in order but not the order between options, so
+    /// that is read back from the arguments; if the two disagree (a spelling this reader does not
+    /// know), the options are taken -d first, then --data-raw, --data-binary, --data-urlencode.
+    func dataPieces() -> [RequestBody.Piece] {
+        var queues: [RequestBody.Kind: [String]] = [
+            .data: data, .raw: dataRaw, .binary: dataBinary, .urlencode: dataURLEncode,
+        ]
+        let order = Self.dataOptionOrder(CommandLine.arguments)
+        let counts = Dictionary(grouping: order, by: { $0 }).mapValues(\.count)
+        var pieces: [RequestBody.Piece] = []
+        if counts[.data, default: 0] == data.count, counts[.raw, default: 0] == dataRaw.count,
+            counts[.binary, default: 0] == dataBinary.count, counts[.urlencode, default: 0] == dataURLEncode.count
+        {
+            for kind in order {
+                pieces.append(RequestBody.Piece(kind: kind, value: queues[kind]!.removeFirst()))
+            }
+            return pieces
+        }
+        for kind in [RequestBody.Kind.data, .raw, .binary, .urlencode] {
+            pieces += queues[kind]!.map { RequestBody.Piece(kind: kind, value: $0) }
+        }
+        return pieces
+    }
+
+    /// The kinds of the data options among `arguments`, in order.
+    static func dataOptionOrder(_ arguments: [String]) -> [RequestBody.Kind] {
+        let long: [String: RequestBody.Kind] = [
+            "--data": .data, "--data-raw": .raw, "--data-binary": .binary,
+            "--data-urlencode": .urlencode,
+        ]
+        var kinds: [RequestBody.Kind] = []
+        var index = arguments.firstIndex(of: "request").map { $0 + 1 } ?? arguments.endIndex
+        while index < arguments.endIndex {
+            let argument = arguments[index]
+            if argument == "--" { break }
+            let name = argument.split(separator: "=", maxSplits: 1).first.map(String.init) ?? argument
+            if let kind = long[name] {
+                kinds.append(kind)
+                index += argument.contains("=") ? 1 : 2
+                continue
+            }
+            if argument.hasPrefix("-d"), !argument.hasPrefix("--") {
+                kinds.append(.data)
+                index += argument == "-d" ? 2 : 1
+                continue
+            }
+            // Skip the value of an option that takes one, so that it is not read as an option.
+            if SecretInput.secretOptions.contains(argument)
+                || [
+                    "-H", "--header", "-X", "--request", "--json", "-A", "--user-agent", "-o", "--output", "-x",
+                    "--proxy", "--noproxy",
+                ]
+                .contains(argument)
+            {
+                index += 2
+                continue
+            }
+            index += 1
+        }
+        return kinds
     }
 
     /// Runs `body` with the NIO transport when TLS options were given (it owns the handshake, so
     /// pins are checked before the request is written), else with AsyncHTTPClient.
     static func withTransport<T: Sendable>(
         _ nio: NIOHTTP1Transport?,
+        configuration: HTTPClient.Configuration = .init(),
         connectTimeout: TimeAmount?,
         timeout: TimeAmount?,
         _ body: (any HTTPTransport) async throws -> T
     ) async throws -> T {
         if let nio { return try await body(nio) }
         return try await AsyncHTTPClientTransport.withTransport(
+            configuration: configuration,
             connectTimeout: connectTimeout,
             timeout: timeout ?? .seconds(30)
         ) { try await body($0) }
@@ -257,7 +543,21 @@ struct RequestCommand: AsyncParsableCommand {
         case .connectionRefused: "\(error.reason): is the server running, and is the port right?"
         case .hostNotFound: "\(error.reason): check the host name"
         case .timedOut: "\(error.reason); --connect-timeout and --max-time set the limits"
+        case _ where ProxyChoice.isProxyAuthenticationRequired(error):
+            "the proxy refused the tunnel without a credential (407): pass --proxy-user USER:PASSWORD"
+        case .tlsHandshakeFailed where TLSFailure.isUntrustedCertificate(error):
+            "certificate not trusted: \(error.reason); pass --cacert FILE, or -k for local testing"
         default: error.reason
+        }
+    }
+
+    /// A certificate or pin the trust policy refused, and what to pass instead.
+    static func message(for error: TrustRejection) -> String {
+        switch error.code {
+        case .pinMismatch, .certificateMismatch:
+            "\(error); nothing was sent: check the --pin values against the keys it presented"
+        default:
+            "certificate not trusted: \(error); nothing was sent: pass --cacert FILE, or -k for local testing"
         }
     }
 
@@ -272,18 +572,62 @@ struct RequestCommand: AsyncParsableCommand {
     }
 }
 
-/// Writes each request and response head to stderr, `>` and `<` prefixed, credentials redacted.
+/// Writes each request and response head to stderr as curl -v does (`>` and `<` prefixed, the
+/// request line with its protocol version, `Host` and `Content-Length`), credentials redacted.
 struct PrintingTransport: HTTPTransport {
     let inner: any HTTPTransport
 
     func send(_ request: HTTPRequest, body: [UInt8]?) async throws -> (HTTPResponse, [UInt8]) {
-        var text = "> \(request.method.rawValue) \(Redaction.redactedURL(request.absoluteURL))\n"
-        for line in Redaction.redacted(request.headerFields) { text += "> \(line)\n" }
+        var text = "> \(request.method.rawValue) \(VerboseRedaction.target(request.path ?? "/")) HTTP/1.1\n"
+        if let authority = request.authority { text += "> Host: \(authority)\n" }
+        for field in request.headerFields { text += "> \(field.name.rawName): \(VerboseRedaction.value(field))\n" }
+        if let body, request.headerFields[.contentLength] == nil { text += "> Content-Length: \(body.count)\n" }
         Terminal.writeError(text)
         let (response, responseBody) = try await inner.send(request, body: body)
-        text = "< \(response.status.code) \(response.status.reasonPhrase)\n"
+        text = "< HTTP/1.1 \(response.status.code) \(response.status.reasonPhrase)\n"
         for line in Redaction.redacted(response.headerFields) { text += "< \(line)\n" }
         Terminal.writeError(text)
         return (response, responseBody)
+    }
+}
+
+/// What `-v` hides: the library's ``Redaction``, except that the OAuth 1.0a protocol parameters
+/// that identify rather than prove (the consumer key, the signature method, the timestamp, the
+/// nonce…) are shown, as they are needed to debug a signature; `oauth_signature`, `oauth_token`
+/// and `oauth_verifier` stay hidden.
+enum VerboseRedaction {
+    /// [RFC 5849 §3.1](https://www.rfc-editor.org/rfc/rfc5849#section-3.1) parameters that are
+    /// not credentials.
+    static let publicOAuthParameters: Set<String> = [
+        "realm", "oauth_consumer_key", "oauth_signature_method", "oauth_timestamp", "oauth_nonce",
+        "oauth_version", "oauth_callback", "oauth_body_hash",
+    ]
+
+    /// A field value for `-v`: an OAuth `Authorization` shows its public parameters
+    /// ([RFC 5849 §3.5.1](https://www.rfc-editor.org/rfc/rfc5849#section-3.5.1)).
+    static func value(_ field: HTTPField) -> String {
+        guard field.name == .authorization, field.value.hasPrefix("OAuth ") else {
+            return Redaction.redactedValue(field)
+        }
+        let parameters = field.value.dropFirst("OAuth ".count).split(separator: ",").map { part -> String in
+            let trimmed = part.trimmingCharacters(in: .whitespaces)
+            guard let equals = trimmed.firstIndex(of: "=") else { return "<redacted>" }
+            let name = String(trimmed[..<equals])
+            return publicOAuthParameters.contains(name) ? trimmed : name + "=\"<redacted>\""
+        }
+        return "OAuth " + parameters.joined(separator: ", ")
+    }
+
+    /// The request target, the values of secret-looking query parameters hidden, the public
+    /// OAuth 1.0a parameters shown.
+    static func target(_ target: String) -> String {
+        guard let mark = target.firstIndex(of: "?") else { return target }
+        let parts = target[target.index(after: mark)...].split(separator: "&", omittingEmptySubsequences: false)
+            .map { part -> String in
+                let name = String(part.prefix(while: { $0 != "=" }))
+                if publicOAuthParameters.contains(name) { return String(part) }
+                return String(Redaction.redactedURL("?" + part).dropFirst())
+            }
+        return String(target[...mark]) + parts.joined(separator: "&")
     }
 }

@@ -6,14 +6,26 @@ import RemoteAuth
 struct SignBasic: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "basic",
-        abstract: "Print the Authorization value for HTTP Basic (RFC 7617)."
+        abstract: "Print the Authorization value for HTTP Basic (RFC 7617).",
+        discussion: ExitStatus.help
     )
 
     @Option(help: "The user-id; must not contain a colon.")
     var username: String
 
-    @Option(help: "The password.")
-    var password: String
+    @Option(
+        parsing: .unconditional,
+        help: "The password, '-' to read it from stdin, or REMOTE_AUTH_PASSWORD."
+    )
+    var password: String?
+
+    /// `--password`, stdin or `REMOTE_AUTH_PASSWORD`.
+    func resolvedPassword() throws -> String {
+        guard
+            let password = try SecretInput.resolve(password, environment: "REMOTE_AUTH_PASSWORD", option: "--password")
+        else { throw CLIFailure("missing secret: --password (or REMOTE_AUTH_PASSWORD) is required") }
+        return password
+    }
 
     @Flag(help: "Encode as ISO-8859-1 instead of UTF-8 (legacy servers).")
     var latin1 = false
@@ -23,7 +35,7 @@ struct SignBasic: ParsableCommand {
         do {
             credentials = try BasicCredentials(
                 user: username,
-                password: password,
+                password: try resolvedPassword(),
                 encoding: latin1 ? .isoLatin1 : .utf8
             )
         } catch let error as BasicError {

@@ -8,7 +8,8 @@ import RemoteAuth
 struct SignDigest: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "digest",
-        abstract: "Print the Authorization value answering an HTTP Digest challenge (RFC 7616, RFC 2617)."
+        abstract: "Print the Authorization value answering an HTTP Digest challenge (RFC 7616, RFC 2617).",
+        discussion: ExitStatus.help
     )
 
     enum QOP: String, ExpressibleByArgument, CaseIterable {
@@ -19,8 +20,19 @@ struct SignDigest: ParsableCommand {
     @Option(help: "The username.")
     var username: String
 
-    @Option(help: "The password.")
-    var password: String
+    @Option(
+        parsing: .unconditional,
+        help: "The password, '-' to read it from stdin, or REMOTE_AUTH_PASSWORD."
+    )
+    var password: String?
+
+    /// `--password`, stdin or `REMOTE_AUTH_PASSWORD`.
+    func resolvedPassword() throws -> String {
+        guard
+            let password = try SecretInput.resolve(password, environment: "REMOTE_AUTH_PASSWORD", option: "--password")
+        else { throw CLIFailure("missing secret: --password (or REMOTE_AUTH_PASSWORD) is required") }
+        return password
+    }
 
     @Option(help: "The request method.")
     var method: String = "GET"
@@ -66,7 +78,7 @@ struct SignDigest: ParsableCommand {
             }
             body = Array(data)
         }
-        let credentials = DigestCredentials(username: username, password: password)
+        let credentials = DigestCredentials(username: username, password: try resolvedPassword())
         let response: DigestResponse
         do {
             response = try DigestResponse(

@@ -7,7 +7,8 @@ struct SignOAuth1: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "oauth1",
         abstract: "Sign a request with OAuth 1.0a (RFC 5849) and print one line of the result.",
-        discussion: """
+        discussion: ExitStatus.discussion(
+            """
             Secrets may also come from the environment, which keeps them out of the process list: \
             REMOTE_AUTH_CONSUMER_SECRET and REMOTE_AUTH_TOKEN_SECRET.
 
@@ -18,6 +19,7 @@ struct SignOAuth1: ParsableCommand {
                 --nonce kYjzVBB8Y0ZFabxSWbWovY3uYSQ2pTgmZeNu2VS4cg --timestamp 1318622958 \\
                 -d 'status=Hello Ladies + Gentlemen, a signed OAuth request!'
             """
+        )
     )
 
     enum PrintChoice: String, ExpressibleByArgument, CaseIterable {
@@ -35,13 +37,20 @@ struct SignOAuth1: ParsableCommand {
     @Option(help: "The client (consumer) key.")
     var consumerKey: String
 
-    @Option(help: "The client (consumer) secret; not needed for RSA-SHA1.")
+    @Option(
+        parsing: .unconditional,
+        help:
+            "The client (consumer) secret, '-' to read it from stdin, or REMOTE_AUTH_CONSUMER_SECRET; not needed for RSA-SHA1."
+    )
     var consumerSecret: String?
 
     @Option(help: "The token (access or request token).")
     var token: String?
 
-    @Option(help: "The token secret.")
+    @Option(
+        parsing: .unconditional,
+        help: "The token secret, '-' to read it from stdin, or REMOTE_AUTH_TOKEN_SECRET."
+    )
     var tokenSecret: String?
 
     @Option(help: "HMAC-SHA1, HMAC-SHA256, RSA-SHA1 or PLAINTEXT.")
@@ -107,7 +116,6 @@ struct SignOAuth1: ParsableCommand {
     }
 
     func run() throws {
-        let environment = ProcessInfo.processInfo.environment
         guard let httpMethod = HTTPRequest.Method(method.uppercased()) else {
             throw CLIFailure("invalid method: '\(method)' is not an HTTP method token")
         }
@@ -131,7 +139,11 @@ struct SignOAuth1: ParsableCommand {
                 throw CLIFailure("unreadable key: '\(privateKey)' is not a PEM RSA private key of at least 1024 bits")
             }
         }
-        let clientSecret = consumerSecret ?? environment["REMOTE_AUTH_CONSUMER_SECRET"]
+        let clientSecret = try SecretInput.resolve(
+            consumerSecret,
+            environment: "REMOTE_AUTH_CONSUMER_SECRET",
+            option: "--consumer-secret"
+        )
         guard clientSecret != nil || methodName == .rsaSHA1 else {
             throw CLIFailure(
                 "missing secret: --consumer-secret (or REMOTE_AUTH_CONSUMER_SECRET) is required for \(methodName)"
@@ -139,7 +151,13 @@ struct SignOAuth1: ParsableCommand {
         }
         var tokenCredentials: OAuth1.TokenCredentials? = nil
         if let token {
-            guard let secret = tokenSecret ?? environment["REMOTE_AUTH_TOKEN_SECRET"] else {
+            guard
+                let secret = try SecretInput.resolve(
+                    tokenSecret,
+                    environment: "REMOTE_AUTH_TOKEN_SECRET",
+                    option: "--token-secret"
+                )
+            else {
                 throw CLIFailure("missing secret: --token needs --token-secret (or REMOTE_AUTH_TOKEN_SECRET)")
             }
             tokenCredentials = OAuth1.TokenCredentials(token: token, secret: secret)

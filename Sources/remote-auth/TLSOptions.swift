@@ -46,12 +46,17 @@ struct TLSOptions: ParsableArguments {
     var isEmpty: Bool { cacert == nil && pin.isEmpty && cert == nil && key == nil && !insecure }
 
     /// The NIO transport these options describe, or `nil` when none was given.
-    func transport(connectTimeout: TimeAmount? = nil, timeout: TimeAmount? = nil) throws -> NIOHTTP1Transport? {
+    /// With `quiet`, the `--insecure` warning is not written (`request -s`).
+    func transport(
+        connectTimeout: TimeAmount? = nil,
+        timeout: TimeAmount? = nil,
+        quiet: Bool = false
+    ) throws -> NIOHTTP1Transport? {
         guard !isEmpty else { return nil }
         var configuration = NIOHTTP1Transport.Configuration()
         if let connectTimeout { configuration.connectTimeout = connectTimeout }
         if let timeout { configuration.timeout = timeout }
-        configuration.trust = ServerTrust(default: try policy())
+        configuration.trust = ServerTrust(default: try policy(quiet: quiet))
         configuration.clientIdentity = try identity()
         do {
             return try NIOHTTP1Transport(configuration: configuration)
@@ -60,14 +65,16 @@ struct TLSOptions: ParsableArguments {
         }
     }
 
-    func policy() throws -> any TrustPolicy {
+    func policy(quiet: Bool = false) throws -> any TrustPolicy {
         if insecure {
             guard cacert == nil, pin.isEmpty else {
                 throw CLIFailure("--insecure contradicts --cacert and --pin: it checks nothing")
             }
-            Terminal.writeError(
-                "remote-auth: warning: --insecure: the server's certificate is not checked; anyone on the path can read and change this request, credentials included\n"
-            )
+            if !quiet {
+                Terminal.writeError(
+                    "remote-auth: warning: --insecure: the server's certificate is not checked; anyone on the path can read and change this request, credentials included\n"
+                )
+            }
             return InsecureAcceptAnythingPolicy()
         }
         var roots = TrustRoots.system

@@ -79,7 +79,9 @@ import Testing
         let environment = ["REMOTE_AUTH_HOME": home]
         let posted = try await CLI.run(
             [
-                "request", "--profile", "sandbox", "-d", "status=From the tool + 100% ü",
+                // curl's way to send text as a form field: -d would send it as it is, and its
+                // '+' and '%' would not survive form decoding.
+                "request", "--profile", "sandbox", "--data-urlencode", "status=From the tool + 100% ü",
                 base + "/1.1/statuses/update.json",
             ],
             environment: environment
@@ -91,6 +93,51 @@ import Testing
             environment: environment
         )
         #expect(timeline.stdout.contains("From the tool + 100% ü"))
+        // -v shows the OAuth parameters that identify, hides those that prove (RFC 5849 §3.5.1).
+        let verbose = try await CLI.run(
+            ["request", "-v", "--profile", "sandbox", base + "/1.1/statuses/home_timeline.json?count=1"],
+            environment: environment
+        )
+        #expect(verbose.status == 0)
+        let authorization = try #require(
+            verbose.stderr.split(separator: "\n").first { $0.hasPrefix("> Authorization: OAuth ") }
+        )
+        let parameters = authorization.dropFirst("> Authorization: OAuth ".count).components(separatedBy: ", ")
+        #expect(parameters.count == 7, "\(authorization)")
+        #expect(parameters.contains("oauth_consumer_key=\"demo-consumer\""))
+        #expect(parameters.contains("oauth_signature_method=\"HMAC-SHA1\""))
+        #expect(parameters.contains("oauth_version=\"1.0\""))
+        #expect(parameters.contains("oauth_signature=\"<redacted>\""))
+        #expect(parameters.contains("oauth_token=\"<redacted>\""))
+        #expect(parameters.contains { $0.hasPrefix("oauth_nonce=\"") && $0 != "oauth_nonce=\"<redacted>\"" })
+        #expect(parameters.contains { $0.hasPrefix("oauth_timestamp=\"") && $0 != "oauth_timestamp=\"<redacted>\"" })
+        #expect(verbose.stderr.contains("> GET /1.1/statuses/home_timeline.json?count=1 HTTP/1.1\n"))
+        #expect(verbose.stderr.contains("\n< HTTP/1.1 200 OK\n"))
+
+        let inQuery = try await CLI.run(
+            [
+                "request", "-v", "--profile", "sandbox", "--placement", "query",
+                base + "/1.1/statuses/home_timeline.json",
+            ],
+            environment: environment
+        )
+        #expect(inQuery.status == 0, "\(inQuery.stderr)")
+        let requestLine = try #require(inQuery.stderr.split(separator: "\n").first { $0.hasPrefix("> GET ") })
+        #expect(requestLine.contains("oauth_consumer_key=demo-consumer"), "\(requestLine)")
+        #expect(requestLine.contains("oauth_signature_method=HMAC-SHA1"), "\(requestLine)")
+        #expect(requestLine.contains("oauth_signature=<redacted>"), "\(requestLine)")
+        #expect(requestLine.contains("oauth_token=<redacted>"), "\(requestLine)")
+
+        let raw = try await CLI.run(
+            ["request", "--profile", "sandbox", "-d", "status=100% ü", base + "/1.1/statuses/update.json"],
+            environment: environment
+        )
+        #expect(raw.status == 2)
+        #expect(raw.stdout == "")
+        #expect(
+            raw.stderr
+                == "remote-auth: the form body cannot be signed: a '%' is not followed by two hexadecimal digits; -d sends its text as it is, --data-urlencode NAME=TEXT percent-encodes TEXT\n"
+        )
 
         let list = try await CLI.run(["profiles", "list"], environment: environment)
         #expect(list.stdout == "sandbox alice demo-consumer\n")

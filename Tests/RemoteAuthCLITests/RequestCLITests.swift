@@ -99,8 +99,11 @@ func withSandboxProcess<T>(_ body: (String) async throws -> T) async throws -> T
             let lines = result.stderr.split(separator: "\n").map(String.init).filter { !$0.hasPrefix("< Date:") }
             #expect(
                 lines == [
-                    "> GET \(base)/basic/", "> Cookie: <redacted>", "> Authorization: Basic <redacted>",
-                    "< 200 OK", "< Content-Type: application/json", "< Content-Length: \(aliceJSON.utf8.count)",
+                    "> GET /basic/ HTTP/1.1", "> Host: \(base.dropFirst("http://".count))",
+                    "> User-Agent: remote-auth/0.1.0", "> Accept: */*", "> Cookie: <redacted>",
+                    "> Authorization: Basic <redacted>",
+                    "< HTTP/1.1 200 OK", "< Content-Type: application/json",
+                    "< Content-Length: \(aliceJSON.utf8.count)",
                 ],
                 "\(result.stderr)"
             )
@@ -142,7 +145,10 @@ func withSandboxProcess<T>(_ body: (String) async throws -> T) async throws -> T
 
     @Test func badInput() throws {
         let header = try CLI.run(["request", "-H", "no colon", "http://127.0.0.1:9/"])
-        #expect(header.stderr == "remote-auth: invalid header 'no colon': expected 'Name: value'\n")
+        #expect(
+            header.stderr
+                == "remote-auth: invalid -H (the 1st one): expected 'Name: value' (not shown: it may hold a credential)\n"
+        )
         #expect(header.status == 2)
         let url = try CLI.run(["request", "example.org"])
         #expect(

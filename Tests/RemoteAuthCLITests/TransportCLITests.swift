@@ -9,7 +9,7 @@ struct TransportCLITests {
         let start = Date()
         let result = try CLI.run(["request", "http://127.0.0.1:1/"])
         #expect(Date().timeIntervalSince(start) < 5)
-        #expect(result.status == 2)
+        #expect(result.status == 7)
         #expect(result.stdout == "")
         #expect(
             result.stderr
@@ -23,11 +23,24 @@ struct TransportCLITests {
             "request", "--connect-timeout", "2", "--max-time", "3", "http://nonexistent.invalid/",
         ])
         #expect(Date().timeIntervalSince(start) < 5)
-        #expect(result.status == 2)
+        #expect(result.status == 6)
         #expect(
             result.stderr
                 == "remote-auth: request failed: the host name 'nonexistent.invalid' does not resolve: check the host name\n"
         )
+    }
+
+    /// A server that accepts and never answers: exit 28 at --max-time.
+    @Test func silentServerTimesOut() async throws {
+        try await withEchoServer(silent: true) { server in
+            let start = Date()
+            let result = try await CLI.run(["request", "--max-time", "1", server.base + "/"])
+            #expect(Date().timeIntervalSince(start) < 8)
+            #expect(result.status == 28)
+            #expect(result.stdout == "")
+            #expect(result.stderr.hasPrefix("remote-auth: request failed: "), "\(result.stderr)")
+            #expect(result.stderr.hasSuffix("; --connect-timeout and --max-time set the limits\n"), "\(result.stderr)")
+        }
     }
 
     @Test(arguments: [["--max-time", "0"], ["--connect-timeout", "0"], ["--max-time", "nan"]])

@@ -65,6 +65,7 @@ import Testing
             ]
             """#
         try Data(old.utf8).write(to: URL(fileURLWithPath: path))
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
         let store = try FileCredentialStore(path: path)
         let scope = try AuthScope(url: "https://api.example.com:8443", realm: "Photos")
         let found = await store.credential(for: scope.origin, realm: "Photos")

@@ -114,6 +114,7 @@ import Testing
             ]
             """#
         try Data(old.utf8).write(to: URL(fileURLWithPath: path))
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
         let expected = OAuth1.Session(
             provider: .twitterStyle(baseURL: "http://127.0.0.1:8080"),
             client: .init(key: "demo-consumer", secret: "demo-consumer-secret"),

@@ -1,0 +1,131 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A one-thread HTTP/1.1 server on 127.0.0.1 for CLI tests: it answers each request with the
+/// request's own bytes as the body (`200 OK`, or the status that a path `/status/NNN` names), so
+/// a test sees exactly what `remote-auth` put on the wire. With `silent`, it accepts connections
+/// and never answers. It is also an http proxy that answers CONNECT with `200` (or `407` without
+/// the Basic `proxyCredential`, when one is set) and echoes the tunnelled request after the
+/// CONNECT head.
+final class EchoServer: @unchecked Sendable {
+    // `listener` is set once in init and closed once in `stop()`; the accept thread only reads it.
+    let port: Int
+    private let listener: Int32
+
+    init(silent: Bool = false, proxyCredential: String? = nil) throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
+        }
+        guard bound == 0, listen(fd, 16) == 0 else { throw CLI.Missing(description: "cannot listen") }
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        listener = fd
+        port = Int(UInt16(bigEndian: address.sin_port))
+        guard !silent else { return }
+        Thread.detachNewThread { [fd] in
+            while true {
+                let client = accept(fd, nil, nil)
+                if client < 0 { return }
+                Self.answer(client, proxyCredential: proxyCredential)
+                close(client)
+            }
+        }
+    }
+
+    var base: String { "http://127.0.0.1:\(port)" }
+
+    func stop() {
+        shutdown(listener, Int32(SHUT_RDWR))
+        close(listener)
+    }
+
+    private static func answer(_ client: Int32, proxyCredential: String?) {
+        var received = readRequest(client)
+        if received.starts(with: Array("CONNECT ".utf8)) {
+            let head = String(decoding: received, as: UTF8.self).lowercased()
+            if let proxyCredential,
+                !head.contains(
+                    "\r\nproxy-authorization: basic \(Data(proxyCredential.utf8).base64EncodedString().lowercased())\r\n"
+                )
+            {
+                send(
+                    client,
+                    "HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm=\"proxy\"\r\nContent-Length: 0\r\n\r\n"
+                )
+                return
+            }
+            send(client, "HTTP/1.1 200 Connection established\r\n\r\n")
+            received += readRequest(client)
+        }
+        let requestLine = String(decoding: received.prefix(while: { $0 != 13 }), as: UTF8.self)
+        var status = "200 OK"
+        if let range = requestLine.range(of: " /status/") {
+            let code = requestLine[range.upperBound...].prefix(3)
+            status = code == "404" ? "404 Not Found" : code + " Status"
+        }
+        let head =
+            "HTTP/1.1 \(status)\r\nContent-Type: text/plain\r\nContent-Length: \(received.count)\r\nConnection: close\r\n\r\n"
+        let response = Array(head.utf8) + received
+        _ = response.withUnsafeBytes { write(client, $0.baseAddress, $0.count) }
+    }
+
+    private static func send(_ client: Int32, _ text: String) {
+        let bytes = Array(text.utf8)
+        _ = bytes.withUnsafeBytes { write(client, $0.baseAddress, $0.count) }
+    }
+
+    /// One request's head and body (by Content-Length).
+    private static func readRequest(_ client: Int32) -> [UInt8] {
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        var headEnd: Int?
+        var contentLength = 0
+        while true {
+            if let end = headEnd, received.count >= end + contentLength { break }
+            let count = read(client, &buffer, buffer.count)
+            if count <= 0 { break }
+            received += buffer[0..<count]
+            if headEnd == nil, let range = find([13, 10, 13, 10], in: received) {
+                headEnd = range + 4
+                let head = String(decoding: received[0..<range], as: UTF8.self).lowercased()
+                for line in head.split(separator: "\r\n") where line.hasPrefix("content-length:") {
+                    contentLength =
+                        Int(line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) ?? 0
+                }
+            }
+        }
+        return received
+    }
+
+    private static func find(_ needle: [UInt8], in haystack: [UInt8]) -> Int? {
+        guard haystack.count >= needle.count else { return nil }
+        for index in 0...(haystack.count - needle.count) where Array(haystack[index..<(index + needle.count)]) == needle
+        {
+            return index
+        }
+        return nil
+    }
+}
+
+/// Runs `body` with a running echo server, stopped afterwards.
+func withEchoServer<T>(
+    silent: Bool = false,
+    proxyCredential: String? = nil,
+    _ body: (EchoServer) async throws -> T
+) async throws -> T {
+    let server = try EchoServer(silent: silent, proxyCredential: proxyCredential)
+    defer { server.stop() }
+    return try await body(server)
+}

@@ -1,0 +1,109 @@
+import Foundation
+import Testing
+
+/// Secrets never need the command line: values that begin with '-', '-' for stdin, environment
+/// variables, a prompt for --user USER, and blanked arguments in the process list.
+@Suite(.timeLimit(.minutes(5))) struct SecretsCLITests {
+    let twitterSignature = "hCtSmYh+iHYCEqBWrE7C7hYmtUk=\n"
+
+    /// `twitterArguments` with the consumer secret given as `value`.
+    func twitter(consumerSecret value: String) -> [String] {
+        var arguments = twitterArguments
+        let index = arguments.firstIndex(of: "--consumer-secret")!
+        arguments[index + 1] = value
+        return arguments + ["--print", "signature"]
+    }
+
+    @Test func secretFromStandardInput() throws {
+        let result = try CLI.run(
+            twitter(consumerSecret: "-"),
+            stdin: "kAcSOqF21Fu85e7zjz7ZN2U4ZRhfV3WpwPAoE3Z7kBw\n"
+        )
+        #expect(result.status == 0)
+        #expect(result.stderr == "")
+        #expect(result.stdout == twitterSignature)
+        let empty = try CLI.run(twitter(consumerSecret: "-"))
+        #expect(empty.status == 2)
+        #expect(
+            empty.stderr
+                == "remote-auth: --consumer-secret -: standard input is empty; write the secret to it, one line\n"
+        )
+    }
+
+    /// A secret that begins with '-' is a value, not an option; the same signature as from the
+    /// environment.
+    @Test func secretBeginningWithDash() throws {
+        let dashed = try CLI.run(twitter(consumerSecret: "-abc"))
+        #expect(dashed.status == 0)
+        #expect(dashed.stderr == "")
+        var arguments = twitter(consumerSecret: "x")
+        let index = arguments.firstIndex(of: "--consumer-secret")!
+        arguments.removeSubrange(index...(index + 1))
+        let fromEnvironment = try CLI.run(arguments, environment: ["REMOTE_AUTH_CONSUMER_SECRET": "-abc"])
+        #expect(fromEnvironment.status == 0)
+        #expect(dashed.stdout == fromEnvironment.stdout)
+        #expect(dashed.stdout != twitterSignature)
+
+        let basic = try CLI.run(["sign", "basic", "--username", "alice", "--password", "-x"])
+        #expect(basic.status == 0)
+        #expect(basic.stdout == "Basic YWxpY2U6LXg=\n")
+    }
+
+    @Test func passwordsFromEnvironmentAndStdin() throws {
+        let environment = try CLI.run(
+            ["sign", "basic", "--username", "Aladdin"],
+            environment: ["REMOTE_AUTH_PASSWORD": "open sesame"]
+        )
+        #expect(environment.stdout == "Basic QWxhZGRpbjpvcGVuIHNlc2FtZQ==\n")
+        let stdin = try CLI.run(["sign", "basic", "--username", "Aladdin", "--password", "-"], stdin: "open sesame\n")
+        #expect(stdin.stdout == "Basic QWxhZGRpbjpvcGVuIHNlc2FtZQ==\n")
+        let missing = try CLI.run(
+            ["sign", "basic", "--username", "Aladdin"],
+            environment: ["REMOTE_AUTH_PASSWORD": ""]
+        )
+        #expect(missing.status == 0)
+        let none = try CLI.run([
+            "sign", "digest", "--username", "u", "--uri", "/", "--challenge", "Digest realm=\"r\", nonce=\"n\"",
+        ])
+        #expect(none.status == 2)
+        #expect(none.stderr == "remote-auth: missing secret: --password (or REMOTE_AUTH_PASSWORD) is required\n")
+    }
+
+    /// --user USER with no password and no terminal: says how to pass it.
+    @Test func userWithoutPasswordAndNoTerminal() throws {
+        let result = try CLI.run(["request", "--user", "alice", "http://127.0.0.1:1/"])
+        #expect(result.status == 2)
+        #expect(result.stdout == "")
+        #expect(
+            result.stderr
+                == "remote-auth: --user alice has no password, and standard input is not a terminal to ask for it: set REMOTE_AUTH_PASSWORD, or pass --user USER:PASSWORD\n"
+        )
+    }
+
+    /// While `remote-auth` waits on a server that never answers, /proc/PID/cmdline shows the
+    /// secret's bytes overwritten.
+    @Test func processListDoesNotShowTheSecret() async throws {
+        try await withEchoServer(silent: true) { server in
+            let process = Process()
+            process.executableURL = try CLI.binary()
+            process.arguments = ["request", "--max-time", "10", "--user", "alice:sekrit-pw", "-s", server.base + "/"]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            defer { process.terminate() }
+            var seen = ""
+            for _ in 0..<100 {
+                try await Task.sleep(for: .milliseconds(50))
+                let bytes =
+                    (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(process.processIdentifier)/cmdline")))
+                    ?? Data()
+                seen = String(decoding: bytes.map { $0 == 0 ? UInt8(ascii: " ") : $0 }, as: UTF8.self)
+                if seen.contains("*") { break }
+            }
+            #expect(seen.contains(" --user *************** "), "\(seen)")
+            #expect(!seen.contains("sekrit"))
+            process.terminate()
+            await CLI.exited(process)
+        }
+    }
+}
