@@ -6,8 +6,9 @@ import RemoteAuthSandbox
 struct SandboxCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sandbox",
-        abstract: "Run a local service provider: OAuth 1.0a, a status API, HTTP Basic and Digest.",
-        discussion: """
+        abstract: "Run a local service provider: OAuth 1.0a, OAuth 2, a status API, HTTP Basic and Digest.",
+        discussion: ExitStatus.discussion(
+            """
             The first line printed is 'RemoteAuth sandbox listening on URL'; the endpoints and the demo \
             identities follow (this is a local test service: its secrets are printed). It serves on \
             loopback only and runs until SIGINT or SIGTERM.
@@ -16,6 +17,7 @@ struct SandboxCommand: AsyncParsableCommand {
             and for a refusal its oauth_problem or challenge outcome, e.g. \
             'GET /basic/ 401 Basic challenge: no credentials'. --quiet turns the log off.
             """
+        )
     )
 
     @Option(help: "The loopback address to listen on.")

@@ -9,7 +9,7 @@ import Testing
     @Test(arguments: [
         [], ["request"], ["sign"], ["sign", "oauth1"], ["sign", "basic"], ["sign", "digest"], ["authorize"],
         ["authorize", "oauth1"], ["authorize", "reverse-auth"], ["profiles"], ["profiles", "list"],
-        ["profiles", "show"], ["profiles", "remove"], ["profiles", "path"], ["demo"],
+        ["profiles", "show"], ["profiles", "remove"], ["profiles", "path"], ["demo"], ["sandbox"],
     ])
     func everyHelpShowsTheTable(_ command: [String]) throws {
         let result = try CLI.run(command + ["--help"])
