@@ -71,7 +71,9 @@ public enum ChallengeReaction: Sendable, Hashable {
 /// The fields that authorize one request: the credentials of the authorization field
 /// (`Authorization`, or `Proxy-Authorization` for a proxy), and any other fields the scheme
 /// needs. `description` shows only the scheme.
-public struct RequestAuthorization: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible {
+public struct RequestAuthorization: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible,
+    CustomReflectable
+{
     /// The field value: `auth-scheme [ 1*SP ( token68 / #auth-param ) ]`, such as
     /// `Bearer mF_9.B5f-4.1JqM`. [RFC 9110 §11.4](https://www.rfc-editor.org/rfc/rfc9110#section-11.4)
     public var credentials: String
@@ -96,6 +98,9 @@ public struct RequestAuthorization: Sendable, Hashable, CustomStringConvertible,
         let names = additionalFields.map(\.name.rawName)
         return "RequestAuthorization(\(scheme) <redacted>" + (names.isEmpty ? ")" : ", fields: \(names))")
     }
+
+    /// `dump` and debuggers show neither the credentials nor the additional fields' values.
+    public var customMirror: Mirror { Mirror(self, children: [:], displayStyle: .struct) }
 
     public var debugDescription: String { description }
 }
