@@ -178,6 +178,8 @@ if only == nil {
     print("ratio digest-sha256-response/digest-sha256-raw: \(format2(digestResponse / digestRaw))x (target < 2x)")
 }
 
+try await oauth2Benchmarks()
+
 // The network benchmarks need the sandbox; `remote-auth-bench N pure` skips them.
 if only != "pure" {
     try await networkBenchmarks(iterations: iterations)
