@@ -109,13 +109,13 @@ struct TransportFailureTests {
     }
 
     /// Cancelling the task ends a request stalled in the TLS handshake at once, with a
-    /// `CancellationError`, well before its 6 s deadline. (AsyncHTTPClient's shutdown at the end
+    /// `CancellationError`, well before its 12 s deadline. (AsyncHTTPClient's shutdown at the end
     /// of the scope still waits for the connection attempt, up to the connect timeout, which
     /// `withTransport` cuts to the deadline.)
     @Test(arguments: Kind.allCases)
     func cancellationEndsAStalledRequest(over kind: Kind) async throws {
         try await Self.withStalledServer { port in
-            try await Self.withTransport(kind, timeout: 6) { transport in
+            try await Self.withTransport(kind, timeout: 12) { transport in
                 let clock = ContinuousClock()
                 let start = clock.now
                 let request = Task {
@@ -127,7 +127,8 @@ struct TransportFailureTests {
                 try await Task.sleep(for: .milliseconds(300))
                 request.cancel()
                 await #expect(throws: CancellationError.self) { try await request.value }
-                #expect(clock.now - start < .seconds(4), "\(clock.now - start)")
+                // Loose: on a loaded 2-core machine the cooperative pool can be slow to resume us.
+                #expect(clock.now - start < .seconds(8), "\(clock.now - start)")
             }
         }
     }
@@ -149,7 +150,7 @@ struct TransportFailureTests {
                 )
             }
             #expect(error?.code == .timedOut)
-            #expect(clock.now - start < .seconds(3))
+            #expect(clock.now - start < .seconds(4))  // well under the 5 s connect timeout; loose for a busy machine
         }
     }
 }
