@@ -322,7 +322,9 @@ struct ProfilesCommand: AsyncParsableCommand {
             let store = try openTokenStore()
             for key in await store.keys() {
                 let stored = await store.session(service: key.service, account: key.account)
-                Terminal.writeLine("\(key.service) \(key.account) \(stored?.oauth1?.client.key ?? stored?.oauth2?.clientID ?? "")")
+                Terminal.writeLine(
+                    "\(key.service) \(key.account) \(stored?.oauth1?.client.key ?? stored?.oauth2?.clientID ?? "")"
+                )
             }
         }
     }

@@ -17,7 +17,8 @@ import Darwin
 struct AuthorizeOAuth2: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "oauth2",
-        abstract: "OAuth 2: code + PKCE (default), --device, or --client-credentials, keeping the tokens under --profile.",
+        abstract:
+            "OAuth 2: code + PKCE (default), --device, or --client-credentials, keeping the tokens under --profile.",
         discussion: ExitStatus.discussion(
             """
             With --issuer, the endpoints come from the server's metadata (RFC 8414) and the redirect's \
@@ -59,7 +60,8 @@ struct AuthorizeOAuth2: AsyncParsableCommand {
 
     @Option(
         parsing: .unconditional,
-        help: "The client secret (client_secret_basic), '-' to read it from stdin, or REMOTE_AUTH_CLIENT_SECRET; none for a public client."
+        help:
+            "The client secret (client_secret_basic), '-' to read it from stdin, or REMOTE_AUTH_CLIENT_SECRET; none for a public client."
     )
     var clientSecret: String?
 
@@ -120,7 +122,9 @@ struct AuthorizeOAuth2: AsyncParsableCommand {
             option: "--client-secret"
         )
         if clientCredentials, secret == nil {
-            throw CLIFailure("missing secret: --client-credentials needs --client-secret (or REMOTE_AUTH_CLIENT_SECRET)")
+            throw CLIFailure(
+                "missing secret: --client-credentials needs --client-secret (or REMOTE_AUTH_CLIENT_SECRET)"
+            )
         }
         let client =
             secret.map { OAuth2.Client(id: clientID, authentication: .clientSecretBasic(Secret($0))) }
@@ -146,7 +150,10 @@ struct AuthorizeOAuth2: AsyncParsableCommand {
         } catch let failure as CLIFailure {
             throw failure
         } catch {
-            throw CLIFailure("sign-in failed: \(describeOAuth2(error, profile: profile))", status: ExitStatus(for: error))
+            throw CLIFailure(
+                "sign-in failed: \(describeOAuth2(error, profile: profile))",
+                status: ExitStatus(for: error)
+            )
         }
     }
 

@@ -15,7 +15,8 @@ extension DemoCommand {
         Step(name: "OAuth 2, code + PKCE") { context in
             let (_, tokens) = try await context.oauth2SignIn()
             try expect(tokens.refreshToken != nil, "no refresh token")
-            return "signed in through the consent form and a loopback callback, S256, iss checked; scope \((tokens.scope ?? []).joined(separator: " "))"
+            return
+                "signed in through the consent form and a loopback callback, S256, iss checked; scope \((tokens.scope ?? []).joined(separator: " "))"
         },
         Step(name: "OAuth 2, Bearer call") { context in
             let (flow, tokens) = try await context.oauth2SignIn()

@@ -59,7 +59,9 @@ struct OAuth2Profile: Sendable {
         if let issuer = session.issuer { lines.append("issuer: \(issuer)") }
         lines.append("token endpoint: \(session.tokenEndpoint)")
         if let revocation = session.revocationEndpoint { lines.append("revocation endpoint: \(revocation)") }
-        if let introspection = session.introspectionEndpoint { lines.append("introspection endpoint: \(introspection)") }
+        if let introspection = session.introspectionEndpoint {
+            lines.append("introspection endpoint: \(introspection)")
+        }
         lines.append("client: \(session.clientID) (\(session.clientAuthentication.rawValue))")
         if session.clientSecret != nil { lines.append("client secret: <redacted>") }
         if let scope = session.scope { lines.append("scope: \(scope.joined(separator: " "))") }

@@ -302,7 +302,9 @@ struct RequestCommand: AsyncParsableCommand {
         if let profile { loadedOAuth2 = try await OAuth2Profile.load(profile) }
         if let oauth2Profile = loadedOAuth2 {
             if self.placement != nil {
-                throw CLIFailure("--placement is for OAuth 1.0a profiles; an OAuth 2 token goes in the Authorization field")
+                throw CLIFailure(
+                    "--placement is for OAuth 1.0a profiles; an OAuth 2 token goes in the Authorization field"
+                )
             }
             try oauth2Profile.check(origin: origin)
         } else if let profile {
@@ -372,7 +374,10 @@ struct RequestCommand: AsyncParsableCommand {
             if let oauth2Profile {
                 // Bearer on the profile's resource origins; refreshed at its token endpoint (RFC 6750 §2.1).
                 do {
-                    try await oauth2Profile.tokenSession(over: transport).register(in: store, allowingPlainHTTP: plainHTTP)
+                    try await oauth2Profile.tokenSession(over: transport).register(
+                        in: store,
+                        allowingPlainHTTP: plainHTTP
+                    )
                 } catch {
                     return .failure(error)
                 }

@@ -107,7 +107,11 @@ func httpGetLocation(_ url: String) async throws -> String {
         let signedIn = await authorize.finish()
         #expect(signedIn.status == 0, "\(signedIn.stderr)")
         #expect(signedIn.stdout == url + "\nSigned in; saved as profile 'o2'.\n")
-        #expect(signedIn.stderr.hasPrefix("Open this URL in a browser:\nWaiting for the browser to come back to http://127.0.0.1:"))
+        #expect(
+            signedIn.stderr.hasPrefix(
+                "Open this URL in a browser:\nWaiting for the browser to come back to http://127.0.0.1:"
+            )
+        )
 
         let posted = try await CLI.run(
             [
@@ -143,7 +147,10 @@ func httpGetLocation(_ url: String) async throws -> String {
         )
         #expect(elsewhere.status == 2)
         #expect(elsewhere.stdout == "")
-        #expect(elsewhere.stderr == "remote-auth: profile 'o2' sends its token to \(authScope(base)) only, not to http://127.0.0.1:1\n")
+        #expect(
+            elsewhere.stderr
+                == "remote-auth: profile 'o2' sends its token to \(authScope(base)) only, not to http://127.0.0.1:1\n"
+        )
 
         let list = try await CLI.run(["profiles", "list"], environment: environment)
         #expect(list.stdout == "o2 demo-app demo-app\n")
@@ -240,7 +247,10 @@ func httpGetLocation(_ url: String) async throws -> String {
         )
         #expect(wrong.status == 1)
         #expect(wrong.stdout == "")
-        #expect(wrong.stderr.hasPrefix("remote-auth: sign-in failed: the server refused: invalid_client"), "\(wrong.stderr)")
+        #expect(
+            wrong.stderr.hasPrefix("remote-auth: sign-in failed: the server refused: invalid_client"),
+            "\(wrong.stderr)"
+        )
         #expect(!wrong.stderr.contains("not-the-secret"))
 
         let missing = try await CLI.run(
@@ -294,16 +304,93 @@ func httpGetLocation(_ url: String) async throws -> String {
         #expect(timeline.status == 0, "\(timeline.stderr)")
     }
 
+    /// Signs in with code + PKCE against an auto-approving sandbox, the browser played over HTTP.
+    static func signIn(profile: String, base: String, home: String) async throws {
+        let authorize = try BackgroundCLI(
+            [
+                "authorize", "oauth2", "--profile", profile, "--issuer", base, "--client-id", "demo-app",
+                "--scope", "statuses:read", "--no-browser", "--timeout", "30",
+            ],
+            environment: ["REMOTE_AUTH_HOME": home]
+        )
+        try await authorize.waitForError("Waiting for the browser")
+        let url = try #require(authorize.line(startingWith: base + "/oauth2/authorize?"), "\(authorize.errors)")
+        _ = try await httpExchange(try HTTPRequest(method: .get, absoluteURL: try await httpGetLocation(url)))
+        let result = await authorize.finish()
+        #expect(result.status == 0, "\(result.stderr)")
+    }
+
+    /// Tokens that expire within the refresh skew are refreshed by `token` and `request`, and
+    /// the rotated refresh token is kept: a second refresh with the first one would fail.
+    @Test func tokenAndRequestRefreshAndKeepTheRotation() async throws {
+        let home = Self.home()
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let sandbox = try SandboxProcess(["--auto-approve", "--access-token-ttl", "30"])
+        let base = try await sandbox.baseURL()
+        let environment = ["REMOTE_AUTH_HOME": home]
+        try await Self.signIn(profile: "short", base: base, home: home)
+        let first = try await CLI.run(["token", "--profile", "short"], environment: environment)
+        let second = try await CLI.run(["token", "--profile", "short"], environment: environment)
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(first.stdout != second.stdout)
+        let timeline = try await CLI.run(
+            ["request", "--profile", "short", base + "/1.1/statuses/home_timeline.json"],
+            environment: environment
+        )
+        #expect(timeline.status == 0, "\(timeline.stderr)")
+        var bearer = try HTTPRequest(method: .get, absoluteURL: base + "/1.1/statuses/home_timeline.json")
+        bearer.headerFields[.authorization] = "Bearer " + second.stdout.trimmingCharacters(in: .newlines)
+        #expect(try await httpExchange(bearer).0 == 200)
+    }
+
+    /// Expired tokens without a refresh token: sign in again, and the message says how.
+    @Test func reauthorizationRequired() async throws {
+        let home = Self.home()
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let sandbox = try SandboxProcess(["--access-token-ttl", "1"])
+        let base = try await sandbox.baseURL()
+        let environment = ["REMOTE_AUTH_HOME": home, "REMOTE_AUTH_CLIENT_SECRET": "demo-service-secret"]
+        let signedIn = try await CLI.run(
+            [
+                "authorize", "oauth2", "--client-credentials", "--profile", "svc", "--issuer", base,
+                "--client-id", "demo-service",
+            ],
+            environment: environment
+        )
+        #expect(signedIn.status == 0, "\(signedIn.stderr)")
+        try await Task.sleep(for: .seconds(2))
+        let token = try await CLI.run(["token", "--profile", "svc"], environment: environment)
+        #expect(token.status == 1)
+        #expect(token.stdout == "")
+        #expect(
+            token.stderr.hasSuffix("; sign in again: remote-auth authorize oauth2 --profile svc …\n"),
+            "\(token.stderr)"
+        )
+        let request = try await CLI.run(
+            ["request", "--profile", "svc", base + "/1.1/statuses/home_timeline.json"],
+            environment: environment
+        )
+        #expect(request.status == 1)
+        #expect(request.stdout == "")
+        #expect(request.stderr.hasSuffix("; sign in again: remote-auth authorize oauth2 --profile svc …\n"))
+        #expect(!request.stderr.contains("demo-service-secret"))
+    }
+
     @Test func badOptions() async throws {
         let none = try await CLI.run(["authorize", "oauth2", "--profile", "x", "--client-id", "c"])
         #expect(none.status == 2)
         #expect(none.stderr.hasPrefix("remote-auth: Error: --issuer, or --token-url, is required"), "\(none.stderr)")
         let both = try await CLI.run(
-            ["authorize", "oauth2", "--profile", "x", "--client-id", "c", "--issuer", "https://a", "--device",
-             "--client-credentials"]
+            [
+                "authorize", "oauth2", "--profile", "x", "--client-id", "c", "--issuer", "https://a", "--device",
+                "--client-credentials",
+            ]
         )
         #expect(both.status == 2)
-        #expect(both.stderr.hasPrefix("remote-auth: Error: --device and --client-credentials are two grants: choose one"))
+        #expect(
+            both.stderr.hasPrefix("remote-auth: Error: --device and --client-credentials are two grants: choose one")
+        )
         for command in [["authorize", "oauth2"], ["token"], ["revoke"]] {
             let help = try await CLI.run(command + ["--help"])
             #expect(help.status == 0)
