@@ -222,6 +222,7 @@ func httpGetLocation(_ url: String) async throws -> String {
             [
                 "authorize", "oauth2", "--client-credentials", "--profile", "svc", "--issuer", base,
                 "--client-id", "demo-service", "--client-secret", "-", "--scope", "statuses:read",
+                "--resource", base + "/1.1/",
             ],
             environment: environment,
             stdin: "demo-service-secret\n"
@@ -232,6 +233,7 @@ func httpGetLocation(_ url: String) async throws -> String {
         let show = try await CLI.run(["profiles", "show", "svc"], environment: environment)
         #expect(show.stdout.contains("client: demo-service (client_secret_basic)\nclient secret: <redacted>\n"))
         #expect(!show.stdout.contains("demo-service-secret"))
+        #expect(show.stdout.contains("\nresources: \(base)\n"), "\(show.stdout)")
         let timeline = try await CLI.run(
             ["request", "--profile", "svc", base + "/1.1/statuses/home_timeline.json"],
             environment: environment
@@ -375,6 +377,44 @@ func httpGetLocation(_ url: String) async throws -> String {
         #expect(request.stdout == "")
         #expect(request.stderr.hasSuffix("; sign in again: remote-auth authorize oauth2 --profile svc …\n"))
         #expect(!request.stderr.contains("demo-service-secret"))
+    }
+
+    /// The consent form over HTTP, as a browser user: Cancel sends `error=access_denied` to
+    /// the listener, and the tool prints the server's error and description.
+    @Test func deniedOnTheConsentForm() async throws {
+        let home = Self.home()
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let sandbox = try SandboxProcess([])
+        let base = try await sandbox.baseURL()
+        let authorize = try BackgroundCLI(
+            [
+                "authorize", "oauth2", "--profile", "no", "--issuer", base, "--client-id", "demo-app",
+                "--no-browser",
+            ],
+            environment: ["REMOTE_AUTH_HOME": home]
+        )
+        try await authorize.waitForError("Waiting for the browser")
+        let url = try #require(authorize.line(startingWith: base + "/oauth2/authorize?"), "\(authorize.errors)")
+        let page = try await httpExchange(try HTTPRequest(method: .get, absoluteURL: url))
+        #expect(page.0 == 200)
+        let idStart = try #require(page.1.range(of: "name=\"request\" value=\""))
+        let id = String(page.1[idStart.upperBound...].prefix { $0 != "\"" })
+        let csrfStart = try #require(page.1.range(of: "name=\"authenticity_token\" value=\""))
+        let csrf = String(page.1[csrfStart.upperBound...].prefix { $0 != "\"" })
+        var form = try HTTPRequest(method: .post, absoluteURL: base + "/oauth2/authorize")
+        form.headerFields[.contentType] = "application/x-www-form-urlencoded"
+        let body = "request=\(id)&authenticity_token=\(csrf)&username=alice&password=wonderland&action=deny"
+        let redirect = try await httpRedirect(form, body: Array(body.utf8))
+        #expect(redirect.hasPrefix("http://127.0.0.1:"))
+        #expect(redirect.contains("/callback?error=access_denied"), "\(redirect)")
+        _ = try await httpExchange(try HTTPRequest(method: .get, absoluteURL: redirect))
+        let result = await authorize.finish()
+        #expect(result.status == 1)
+        #expect(result.stdout == url + "\n")
+        let last = result.stderr.split(separator: "\n").last.map(String.init) ?? ""
+        #expect(last.hasPrefix("remote-auth: sign-in failed: the server refused: access_denied"), "\(result.stderr)")
+        let list = try await CLI.run(["profiles", "list"], environment: ["REMOTE_AUTH_HOME": home])
+        #expect(list.stdout == "")
     }
 
     @Test func badOptions() async throws {
