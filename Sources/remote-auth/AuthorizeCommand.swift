@@ -11,7 +11,7 @@ struct AuthorizeCommand: AsyncParsableCommand {
         commandName: "authorize",
         abstract: "Sign in to a provider and keep the token under a profile.",
         discussion: ExitStatus.help,
-        subcommands: [AuthorizeOAuth1.self, AuthorizeReverseAuth.self]
+        subcommands: [AuthorizeOAuth1.self, AuthorizeOAuth2.self, AuthorizeReverseAuth.self]
     )
 }
 
@@ -164,7 +164,7 @@ struct AuthorizeOAuth1: AsyncParsableCommand {
                 }
                 return try await LoopbackCallbackListener.withListener { callbackURL, listener in
                     try await flow.signIn(callback: callbackURL) { url in
-                        if noBrowser || !openBrowser(url) {
+                        if noBrowser || !Self.openBrowser(url) {
                             Terminal.writeLine("Open this URL in a browser: \(url)")
                         } else {
                             Terminal.writeLine("Opened the browser at: \(url)")
@@ -189,7 +189,7 @@ struct AuthorizeOAuth1: AsyncParsableCommand {
     }
 
     /// `xdg-open` (or `open` on macOS); `false` when neither could be started.
-    func openBrowser(_ url: String) -> Bool {
+    static func openBrowser(_ url: String) -> Bool {
         for tool in ["/usr/bin/xdg-open", "/usr/bin/open"] where FileManager.default.isExecutableFile(atPath: tool) {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: tool)
@@ -321,8 +321,10 @@ struct ProfilesCommand: AsyncParsableCommand {
         func run() async throws {
             let store = try openTokenStore()
             for key in await store.keys() {
-                let session = await store.session(service: key.service, account: key.account)?.oauth1
-                Terminal.writeLine("\(key.service) \(key.account) \(session?.client.key ?? "")")
+                let stored = await store.session(service: key.service, account: key.account)
+                Terminal.writeLine(
+                    "\(key.service) \(key.account) \(stored?.oauth1?.client.key ?? stored?.oauth2?.clientID ?? "")"
+                )
             }
         }
     }
@@ -334,6 +336,10 @@ struct ProfilesCommand: AsyncParsableCommand {
         )
         @Argument(help: "The profile name.") var name: String
         func run() async throws {
+            if let oauth2 = try await OAuth2Profile.load(name) {
+                for line in oauth2.shown { Terminal.writeLine(line) }
+                return
+            }
             let store = try openTokenStore()
             guard let key = await store.keys().first(where: { $0.service == name }),
                 let session = await store.session(service: key.service, account: key.account)?.oauth1

@@ -174,20 +174,24 @@ struct DemoCommand: AsyncParsableCommand {
     ]
 
     func run() async throws {
-        let results: [(String, Result<String, any Error>)] = try await Sandbox.withSandbox { sandbox in
+        var configuration = SandboxConfiguration.demo()
+        configuration.accessTokenTTL = Self.oauth2AccessTokenTTL
+        configuration.devicePollingInterval = 1
+        let steps = Self.steps + Self.oauth2Steps
+        let results: [(String, Result<String, any Error>)] = try await Sandbox.withSandbox(configuration) { sandbox in
             Terminal.writeLine("Sandbox at \(sandbox.baseURL)")
             return try await AsyncHTTPClientTransport.withTransport { transport in
                 let context = Context(base: sandbox.baseURL, transport: transport)
                 var results: [(String, Result<String, any Error>)] = []
-                for (index, step) in Self.steps.enumerated() {
+                for (index, step) in steps.enumerated() {
                     let result: Result<String, any Error>
                     do { result = .success(try await step.run(context)) } catch { result = .failure(error) }
                     switch result {
                     case .success(let detail):
-                        Terminal.writeLine("[\(index + 1)/\(Self.steps.count)] \(step.name): passed — \(detail)")
+                        Terminal.writeLine("[\(index + 1)/\(steps.count)] \(step.name): passed — \(detail)")
                     case .failure(let error):
                         Terminal.writeLine(
-                            "[\(index + 1)/\(Self.steps.count)] \(step.name): FAILED — \(describe(error))"
+                            "[\(index + 1)/\(steps.count)] \(step.name): FAILED — \(describe(error))"
                         )
                     }
                     results.append((step.name, result))

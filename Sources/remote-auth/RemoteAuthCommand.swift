@@ -9,12 +9,12 @@ struct RemoteAuthCommand: AsyncParsableCommand {
 
     static let configuration = CommandConfiguration(
         commandName: "remote-auth",
-        abstract: "Authenticate to remote HTTP services: OAuth 1.0a, HTTP Basic and Digest.",
+        abstract: "Authenticate to remote HTTP services: OAuth 1.0a, OAuth 2, HTTP Basic and Digest.",
         discussion: ExitStatus.help,
         version: version,
         subcommands: [
             Sign.self, SandboxCommand.self, RequestCommand.self, AuthorizeCommand.self, ProfilesCommand.self,
-            DemoCommand.self,
+            TokenCommand.self, RevokeCommand.self, DemoCommand.self,
         ]
     )
 

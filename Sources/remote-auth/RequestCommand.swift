@@ -298,7 +298,16 @@ struct RequestCommand: AsyncParsableCommand {
             throw CLIFailure("--placement needs --profile: it says where the OAuth 1.0a parameters go")
         }
         var session: OAuth1.Session? = nil
-        if let profile {
+        var loadedOAuth2: OAuth2Profile? = nil
+        if let profile { loadedOAuth2 = try await OAuth2Profile.load(profile) }
+        if let oauth2Profile = loadedOAuth2 {
+            if self.placement != nil {
+                throw CLIFailure(
+                    "--placement is for OAuth 1.0a profiles; an OAuth 2 token goes in the Authorization field"
+                )
+            }
+            try oauth2Profile.check(origin: origin)
+        } else if let profile {
             let store = try openTokenStore()
             guard let key = await store.keys().first(where: { $0.service == profile }),
                 let found = await store.session(service: key.service, account: key.account)?.oauth1
@@ -325,6 +334,8 @@ struct RequestCommand: AsyncParsableCommand {
         let verbose = self.verbose
         let preemptive = self.preemptive
         let oauth = session
+        let oauth2Profile = loadedOAuth2
+        let plainHTTP = allowHTTP
         let placement = self.placement?.placement ?? .header
         let connectTimeout = try Self.timeAmount(self.connectTimeout, option: "--connect-timeout")
         let timeout = try Self.timeAmount(maxTime, option: "--max-time")
@@ -360,6 +371,17 @@ struct RequestCommand: AsyncParsableCommand {
             var configuration = AuthenticatingClient.Configuration()
             configuration.preemptive = preemptive
             var wire: any HTTPTransport = verbose ? PrintingTransport(inner: transport) : transport
+            if let oauth2Profile {
+                // Bearer on the profile's resource origins; refreshed at its token endpoint (RFC 6750 §2.1).
+                do {
+                    try await oauth2Profile.tokenSession(over: transport).register(
+                        in: store,
+                        allowingPlainHTTP: plainHTTP
+                    )
+                } catch {
+                    return .failure(error)
+                }
+            }
             if let oauth {
                 // Signed closest to the wire, so that -v shows the Authorization field (redacted).
                 wire = try oauth.signingTransport(
@@ -398,6 +420,8 @@ struct RequestCommand: AsyncParsableCommand {
             throw CLIFailure(Self.message(for: error), status: ExitStatus(for: error))
         case .failure(let error as TransportError):
             throw CLIFailure("request failed: \(Self.message(for: error))", status: ExitStatus(for: error))
+        case .failure(let error as OAuth2.Error):
+            throw CLIFailure(describeOAuth2(error, profile: profile ?? ""), status: ExitStatus(for: error))
         case .failure(let error):
             throw CLIFailure("request failed: \(error)", status: .failure)
         }

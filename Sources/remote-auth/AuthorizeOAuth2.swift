@@ -1,0 +1,300 @@
+import ArgumentParser
+import Foundation
+import RemoteAuth
+import RemoteAuthAsyncHTTPClient
+import RemoteAuthFileStore
+import RemoteAuthLoopback
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `remote-auth authorize oauth2`: the authorization code grant with PKCE through a loopback
+/// callback (or a pasted redirect), the device grant, or the client credentials grant; the
+/// tokens are kept under `--profile` as an ``OAuth2/Session``.
+struct AuthorizeOAuth2: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "oauth2",
+        abstract:
+            "OAuth 2: code + PKCE (default), --device, or --client-credentials, keeping the tokens under --profile.",
+        discussion: ExitStatus.discussion(
+            """
+            With --issuer, the endpoints come from the server's metadata (RFC 8414) and the redirect's \
+            iss is checked (RFC 9207); else name them with --authorization-url and --token-url. The \
+            default grant is the authorization code with PKCE S256 (RFC 7636): a listener on 127.0.0.1 \
+            with a free port and the path of --redirect-uri is the callback (RFC 8252 §7.3); the URL \
+            opens in the browser, or is printed on a line of its own with --no-browser. With --paste, \
+            nothing listens: open the printed URL, then paste the address the browser was sent to on \
+            standard input. --device uses the device grant (RFC 8628); --client-credentials the client \
+            credentials grant (RFC 6749 §4.4). The Bearer token is sent to the --resource origins, else \
+            to the issuer's origin. The tokens are kept in $REMOTE_AUTH_HOME/tokens.json, mode 0600.
+            """
+        )
+    )
+
+    @Option(help: "The profile name the tokens are kept under.")
+    var profile: String
+
+    @Option(help: "The authorization server's issuer: its endpoints are discovered (RFC 8414).")
+    var issuer: String?
+
+    @Option(help: "The authorization endpoint (without --issuer).")
+    var authorizationURL: String?
+
+    @Option(help: "The token endpoint (without --issuer).")
+    var tokenURL: String?
+
+    @Option(help: "The device authorization endpoint (--device without --issuer).")
+    var deviceAuthorizationURL: String?
+
+    @Option(help: "The revocation endpoint (RFC 7009), kept for 'remote-auth revoke'.")
+    var revocationURL: String?
+
+    @Option(help: "The introspection endpoint (RFC 7662), kept with the profile.")
+    var introspectionURL: String?
+
+    @Option(help: "The client identifier.")
+    var clientID: String
+
+    @Option(
+        parsing: .unconditional,
+        help:
+            "The client secret (client_secret_basic), '-' to read it from stdin, or REMOTE_AUTH_CLIENT_SECRET; none for a public client."
+    )
+    var clientSecret: String?
+
+    @Option(help: "The scope, space-separated (\"a b\").")
+    var scope: String?
+
+    @Option(help: "A resource server (RFC 8707) the token is for and is sent to (repeatable).")
+    var resource: [String] = []
+
+    @Option(help: "The redirect URI; its path is the listener's, its port a free one.")
+    var redirectURI = "http://127.0.0.1/callback"
+
+    @Flag(help: "Print the authorization URL instead of opening the browser.")
+    var noBrowser = false
+
+    @Flag(help: "Print the authorization URL and read the redirected address from standard input.")
+    var paste = false
+
+    @Flag(help: "Use the device authorization grant (RFC 8628).")
+    var device = false
+
+    @Flag(help: "Use the client credentials grant (RFC 6749 §4.4); needs --client-secret.")
+    var clientCredentials = false
+
+    @Option(help: "Seconds to wait for the browser (at least 1).")
+    var timeout = 300
+
+    func validate() throws {
+        guard timeout > 0 else {
+            throw ValidationError("--timeout must be a whole number of seconds, at least 1, not \(timeout)")
+        }
+        guard !(device && clientCredentials) else {
+            throw ValidationError("--device and --client-credentials are two grants: choose one")
+        }
+        if (device || clientCredentials) && (paste || noBrowser) {
+            throw ValidationError("--paste and --no-browser belong to the authorization code grant")
+        }
+        if issuer == nil {
+            guard tokenURL != nil else { throw ValidationError("--issuer, or --token-url, is required") }
+            if device, deviceAuthorizationURL == nil {
+                throw ValidationError("--device needs --issuer or --device-authorization-url")
+            }
+            if !device, !clientCredentials, authorizationURL == nil {
+                throw ValidationError("--issuer, or --authorization-url and --token-url, are required")
+            }
+        }
+        guard let redirect = URLComponents(string: redirectURI), redirect.scheme != nil, redirect.host != nil else {
+            throw ValidationError("--redirect-uri must be an absolute URL, not '\(redirectURI)'")
+        }
+    }
+
+    var scopes: [String] { (scope ?? "").split(separator: " ").map(String.init) }
+
+    func run() async throws {
+        let secret = try SecretInput.resolve(
+            clientSecret,
+            environment: "REMOTE_AUTH_CLIENT_SECRET",
+            option: "--client-secret"
+        )
+        if clientCredentials, secret == nil {
+            throw CLIFailure(
+                "missing secret: --client-credentials needs --client-secret (or REMOTE_AUTH_CLIENT_SECRET)"
+            )
+        }
+        let client =
+            secret.map { OAuth2.Client(id: clientID, authentication: .clientSecretBasic(Secret($0))) }
+            ?? .public(id: clientID)
+        _ = try openTokenStore()  // a file that cannot be used fails now, not after the sign-in
+        let command = self
+        do {
+            let session: OAuth2.Session = try await AsyncHTTPClientTransport.withTransport { transport in
+                let server = try await command.server(transport: transport)
+                let flow = OAuth2.Flow(server: server, client: client, transport: transport, now: unixNow)
+                let tokens: OAuth2.Tokens
+                if command.device {
+                    tokens = try await command.deviceGrant(flow)
+                } else if command.clientCredentials {
+                    tokens = try await flow.clientCredentials(scope: command.scopes, resources: command.resource).tokens
+                } else {
+                    tokens = try await command.codeGrant(flow)
+                }
+                return try command.session(tokens: tokens, server: server, client: client, secret: secret)
+            }
+            try await saveOAuth2Profile(profile, session)
+            Terminal.writeLine("Signed in; saved as profile '\(profile)'.")
+        } catch let failure as CLIFailure {
+            throw failure
+        } catch {
+            throw CLIFailure(
+                "sign-in failed: \(describeOAuth2(error, profile: profile))",
+                status: ExitStatus(for: error)
+            )
+        }
+    }
+
+    /// The endpoints: discovered at `--issuer` (RFC 8414 §3), each overridden by its option.
+    func server(transport: any HTTPTransport) async throws -> OAuth2.AuthorizationServer {
+        var server = OAuth2.AuthorizationServer()
+        if let issuer {
+            server = OAuth2.AuthorizationServer(
+                metadata: try await OAuth2.Flow.discover(issuer: issuer, transport: transport)
+            )
+        }
+        if let authorizationURL { server.authorizationEndpoint = authorizationURL }
+        if let tokenURL { server.tokenEndpoint = tokenURL }
+        if let deviceAuthorizationURL { server.deviceAuthorizationEndpoint = deviceAuthorizationURL }
+        if let revocationURL { server.revocationEndpoint = revocationURL }
+        if let introspectionURL { server.introspectionEndpoint = introspectionURL }
+        return server
+    }
+
+    /// The authorization code grant with PKCE ([RFC 7636](https://www.rfc-editor.org/rfc/rfc7636)):
+    /// the redirect comes to the loopback listener, or is pasted with `--paste`.
+    func codeGrant(_ flow: OAuth2.Flow) async throws -> OAuth2.Tokens {
+        if paste {
+            let request = try flow.authorizationRequest(
+                redirectURI: redirectURI,
+                scope: scopes,
+                resources: resource,
+                random: .system
+            )
+            Terminal.writeError("Open this URL in a browser, authorize, then paste the address it was sent to:\n")
+            Terminal.writeLine(request.url)
+            guard let typed = readLine(strippingNewline: true)?.trimmingCharacters(in: .whitespaces), !typed.isEmpty
+            else {
+                throw CLIFailure("no redirect: nothing was pasted on standard input")
+            }
+            return try await flow.tokens(fromCallback: typed, pending: request.pending, resources: resource)
+        }
+        let path = URLComponents(string: redirectURI)?.path ?? ""
+        let noBrowser = self.noBrowser
+        let timeout = self.timeout
+        let scopes = self.scopes
+        let resources = resource
+        return try await LoopbackCallbackListener.withListener(path: path.isEmpty ? "/" : path) {
+            callbackURL,
+            listener in
+            let request = try flow.authorizationRequest(
+                redirectURI: callbackURL,
+                scope: scopes,
+                resources: resources,
+                random: .system
+            )
+            if noBrowser || !AuthorizeOAuth1.openBrowser(request.url) {
+                Terminal.writeError("Open this URL in a browser:\n")
+            } else {
+                Terminal.writeError("Opened the browser at:\n")
+            }
+            Terminal.writeLine(request.url)
+            Terminal.writeError("Waiting for the browser to come back to \(callbackURL) (up to \(timeout) s)…\n")
+            let redirect = try await listener.callback(timeout: .seconds(timeout))
+            return try await flow.tokens(fromCallback: redirect, pending: request.pending, resources: resources)
+        }
+    }
+
+    /// The device grant ([RFC 8628 §3](https://www.rfc-editor.org/rfc/rfc8628#section-3)): the
+    /// codes on stdout, the remaining time on stderr (a progress line on a terminal).
+    func deviceGrant(_ flow: OAuth2.Flow) async throws -> OAuth2.Tokens {
+        let authorization = try await flow.deviceAuthorization(scope: scopes)
+        Terminal.writeLine("Open: \(authorization.verificationURI)")
+        Terminal.writeLine("Code: \(authorization.userCode)")
+        if let complete = authorization.verificationURIComplete {
+            Terminal.writeLine("Or open: \(complete)")
+        }
+        let onTerminal = isatty(STDERR_FILENO) == 1
+        if !onTerminal {
+            Terminal.writeError("Waiting for the approval (up to \(authorization.expiresIn) s)…\n")
+        }
+        let response = try await flow.pollDeviceToken(
+            authorization,
+            sleep: { seconds in try await Task.sleep(for: .seconds(seconds)) },
+            onWait: { polling in
+                guard onTerminal else { return }
+                let left = max(0, polling.deadline - unixNow())
+                Terminal.writeError("\rWaiting for the approval: \(left) s left, polling every \(polling.interval) s ")
+            }
+        )
+        if onTerminal { Terminal.writeError("\n") }
+        return response.tokens
+    }
+
+    /// The session to keep: tokens, endpoints, client, scope and the origins the token goes to.
+    func session(
+        tokens: OAuth2.Tokens,
+        server: OAuth2.AuthorizationServer,
+        client: OAuth2.Client,
+        secret: String?
+    ) throws -> OAuth2.Session {
+        guard let tokenEndpoint = server.tokenEndpoint else {
+            throw CLIFailure("the server's metadata names no token endpoint: pass --token-url")
+        }
+        let origins: [String]
+        if resource.isEmpty {
+            let base = server.issuer ?? server.authorizationEndpoint ?? tokenEndpoint
+            origins = [try AuthScope(url: base).origin.description]
+        } else {
+            origins = try Array(Set(resource.map { try AuthScope(url: $0).origin.description })).sorted()
+        }
+        return OAuth2.Session(
+            tokens: tokens,
+            issuer: server.issuer,
+            tokenEndpoint: tokenEndpoint,
+            revocationEndpoint: server.revocationEndpoint,
+            introspectionEndpoint: server.introspectionEndpoint,
+            clientID: client.id,
+            clientAuthentication: secret == nil ? .none : .clientSecretBasic,
+            clientSecret: secret.map { Secret($0) },
+            scope: tokens.scope ?? (scopes.isEmpty ? nil : scopes),
+            resourceOrigins: origins
+        )
+    }
+}
+
+/// Keeps `session` as the only one under `profile`.
+func saveOAuth2Profile(_ profile: String, _ session: OAuth2.Session) async throws {
+    let store = try openTokenStore()
+    for key in await store.keys() where key.service == profile {
+        try await store.removeSession(service: key.service, account: key.account)
+    }
+    try await store.save(session, service: profile, account: session.clientID)
+}
+
+/// An OAuth 2 failure for the user: the server's `error` and `error_description`, never a
+/// token or a secret; a sign-in that must be done again says how.
+func describeOAuth2(_ error: any Error, profile: String) -> String {
+    guard let error = error as? OAuth2.Error else { return describe(error) }
+    if error.code == .reauthorizationRequired {
+        return "\(error.reason); sign in again: remote-auth authorize oauth2 --profile \(profile) …"
+    }
+    if let server = error.serverError {
+        var text = "the server refused: \(server.code.rawValue)"
+        if let detail = server.errorDescription { text += " (\(detail))" }
+        return text
+    }
+    return error.reason
+}

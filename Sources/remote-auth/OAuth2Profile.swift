@@ -1,0 +1,149 @@
+import ArgumentParser
+import Foundation
+import RemoteAuth
+import RemoteAuthAsyncHTTPClient
+import RemoteAuthFileStore
+
+/// An OAuth 2 profile as `request`, `token` and `revoke` use it.
+struct OAuth2Profile: Sendable {
+    let name: String
+    let key: TokenStoreKey
+    let session: OAuth2.Session
+    let store: FileTokenStore
+
+    /// The OAuth 2 session under `name`; `nil` when the profile holds another kind of sign-in.
+    ///
+    /// - Throws: ``CLIFailure`` for an unknown profile.
+    static func load(_ name: String) async throws -> OAuth2Profile? {
+        let store = try openTokenStore()
+        guard let key = await store.keys().first(where: { $0.service == name }),
+            let stored = await store.session(service: key.service, account: key.account)
+        else { throw CLIFailure("unknown profile: '\(name)' (see 'remote-auth profiles list')") }
+        guard let session = stored.oauth2 else { return nil }
+        return OAuth2Profile(name: name, key: key, session: session, store: store)
+    }
+
+    /// Like ``load(_:)``, but a profile of another kind is a usage error.
+    static func require(_ name: String) async throws -> OAuth2Profile {
+        guard let profile = try await load(name) else {
+            throw CLIFailure("profile '\(name)' is not an OAuth 2 sign-in (see 'remote-auth authorize oauth2')")
+        }
+        return profile
+    }
+
+    /// The token session, refreshing at the stored token endpoint over `transport` (RFC 6749 §6)
+    /// and saving what it renews under the profile.
+    func tokenSession(over transport: any HTTPTransport) async throws -> OAuth2.TokenSession {
+        try await OAuth2.TokenSession.restore(
+            from: store,
+            service: key.service,
+            account: key.account,
+            transport: transport,
+            now: unixNow
+        )
+    }
+
+    /// Checks that the profile's token goes to `origin`.
+    func check(origin: AuthScope) throws {
+        let origins = try session.resourceScopes().map(\.origin)
+        guard origins.contains(origin.origin) else {
+            throw CLIFailure(
+                "profile '\(name)' sends its token to \(origins.map(\.description).joined(separator: ", ")) only, not to \(origin.origin)"
+            )
+        }
+    }
+
+    /// The lines of `profiles show`, secrets redacted.
+    var shown: [String] {
+        var lines = ["profile: \(name)", "account: \(key.account)", "type: OAuth 2"]
+        if let issuer = session.issuer { lines.append("issuer: \(issuer)") }
+        lines.append("token endpoint: \(session.tokenEndpoint)")
+        if let revocation = session.revocationEndpoint { lines.append("revocation endpoint: \(revocation)") }
+        if let introspection = session.introspectionEndpoint {
+            lines.append("introspection endpoint: \(introspection)")
+        }
+        lines.append("client: \(session.clientID) (\(session.clientAuthentication.rawValue))")
+        if session.clientSecret != nil { lines.append("client secret: <redacted>") }
+        if let scope = session.scope { lines.append("scope: \(scope.joined(separator: " "))") }
+        lines.append("resources: \(session.resourceOrigins.joined(separator: " "))")
+        lines.append("tokens: \(session.tokens)")
+        return lines
+    }
+
+    /// The failure of a command that used the profile.
+    func failure(_ error: any Error) -> CLIFailure {
+        if let failure = error as? CLIFailure { return failure }
+        return CLIFailure(describeOAuth2(error, profile: name), status: ExitStatus(for: error))
+    }
+}
+
+/// `remote-auth token`: a valid access token on stdout, and nothing else (like `gh auth token`).
+struct TokenCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "token",
+        abstract: "Print a currently valid access token of an OAuth 2 profile, refreshing it if needed.",
+        discussion: ExitStatus.discussion(
+            """
+            Only the token is written to stdout, for curl -H "Authorization: Bearer $(remote-auth token \
+            --profile NAME)". A token that expires within a minute is refreshed first (RFC 6749 §6) and \
+            the renewed tokens are kept under the profile.
+            """
+        )
+    )
+
+    @Option(help: "The OAuth 2 profile (see 'remote-auth authorize oauth2').")
+    var profile: String
+
+    func run() async throws {
+        let profile = try await OAuth2Profile.require(self.profile)
+        do {
+            let token: Secret = try await AsyncHTTPClientTransport.withTransport { transport in
+                try await profile.tokenSession(over: transport).validTokens().accessToken
+            }
+            Terminal.writeLine(token.reveal())
+        } catch {
+            throw profile.failure(error)
+        }
+    }
+}
+
+/// `remote-auth revoke`: revokes an OAuth 2 profile's tokens at the server, then forgets it.
+struct RevokeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "revoke",
+        abstract: "Revoke an OAuth 2 profile's tokens at the server (RFC 7009) and remove the profile.",
+        discussion: ExitStatus.discussion(
+            """
+            The refresh token is revoked first (which revokes its access tokens where the server \
+            supports it, RFC 7009 §2.1), then the access token. A profile without a revocation \
+            endpoint is kept: remove it with 'remote-auth profiles remove'.
+            """
+        )
+    )
+
+    @Option(help: "The OAuth 2 profile (see 'remote-auth authorize oauth2').")
+    var profile: String
+
+    func run() async throws {
+        let profile = try await OAuth2Profile.require(self.profile)
+        guard profile.session.revocationEndpoint != nil else {
+            throw CLIFailure(
+                "profile '\(profile.name)' has no revocation endpoint: nothing was revoked; 'remote-auth profiles remove \(profile.name)' forgets it"
+            )
+        }
+        let session = profile.session
+        do {
+            try await AsyncHTTPClientTransport.withTransport { transport in
+                let flow = try session.flow(over: transport, now: unixNow)
+                if let refreshToken = session.tokens.refreshToken {
+                    try await flow.revoke(refreshToken, hint: .refreshToken)
+                }
+                try await flow.revoke(session.tokens.accessToken, hint: .accessToken)
+            }
+        } catch {
+            throw profile.failure(error)
+        }
+        try await profile.store.removeSession(service: profile.key.service, account: profile.key.account)
+        Terminal.writeLine("Revoked and removed profile '\(profile.name)'.")
+    }
+}
