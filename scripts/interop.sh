@@ -9,6 +9,8 @@
 #   oauthlib (PyPI)   drives the sandbox's three-legged flow, every method and placement
 #                     (and against a second sandbox started with --auto-approve)
 #   Authlib, requests-oauthlib (PyPI)   drive the sandbox's OAuth 2 authorization server through every grant
+#   Authlib (PyPI)    plays an OAuth 2 authorization server: remote-auth authorize oauth2 (code + PKCE,
+#                     device, client credentials), request --profile (refresh), token, revoke
 #   curl (Debian)     Basic and Digest against the sandbox, on http and (with openssl) on https
 #                     with the certificate and SPKI pin a sandbox started with --tls serves
 #   Chromium (Debian) + Selenium (PyPI) consents on the sandbox's authorize page
@@ -89,6 +91,9 @@ step oauthlib python3 scripts/interop/oauthlib_verify.py "$binary" Tests/Vectors
 
 echo "interop: remote-auth signs in to, and is verified by, an OAuth 1.0a provider built on oauthlib"
 step oauthlib-provider python3 scripts/interop/oauthlib_provider.py "$binary"
+
+echo "interop: remote-auth signs in to, and calls, an OAuth 2 authorization server built on Authlib"
+step authlib-provider python3 scripts/interop/authlib_provider.py "$binary"
 
 echo "interop: remote-auth request puts on the wire what curl does for the same flags"; step curl-equivalence bash scripts/interop/curl_equivalence.sh "$binary"
 

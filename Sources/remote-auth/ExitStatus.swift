@@ -66,6 +66,9 @@ enum ExitStatus: Int32, CaseIterable {
         case let error as TrustRejection: self = error.code == .pinMismatch ? .pinMismatch : .untrusted
         case let error as ClientError:
             self = error.code == .tooManyRedirects ? .tooManyRedirects : .failure
+        // A request that cannot be signed as asked (body placement on a GET, a body that is not
+        // form-encoded): bad input, and nothing was sent.
+        case is OAuth1Error: self = .usage
         default: self = .failure
         }
     }

@@ -422,6 +422,9 @@ struct RequestCommand: AsyncParsableCommand {
             throw CLIFailure("request failed: \(Self.message(for: error))", status: ExitStatus(for: error))
         case .failure(let error as OAuth2.Error):
             throw CLIFailure(describeOAuth2(error, profile: profile ?? ""), status: ExitStatus(for: error))
+        case .failure(let error as OAuth1Error):
+            // Nothing was sent: the request cannot be signed as asked.
+            throw CLIFailure("cannot sign the request: \(error.reason)", status: ExitStatus(for: error))
         case .failure(let error):
             throw CLIFailure("request failed: \(error)", status: .failure)
         }

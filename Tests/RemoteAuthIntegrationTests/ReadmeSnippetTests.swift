@@ -1,6 +1,8 @@
 import Foundation
 import RemoteAuth
 import RemoteAuthAsyncHTTPClient
+import RemoteAuthFileStore
+import RemoteAuthLoopback
 import RemoteAuthSandbox
 import Testing
 
@@ -45,5 +47,51 @@ private func readmeBasicSnippet(origin: String) async throws -> (HTTPResponse, [
             String($0.dropFirst(4)).replacingOccurrences(of: #"\(origin)"#, with: "https://api.example.com")
         }
         #expect(Array(block.dropFirst(2)) == compiled)
+    }
+}
+
+/// The README's OAuth 2 snippet ("Sign in with OAuth 2", "In code"), compiled (not run: it needs
+/// a browser and a real issuer); `openBrowser` stands for the app's own.
+private func readmeOAuth2Snippet() async throws {
+    func openBrowser(_ url: String) {}
+    let now: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
+    try await AsyncHTTPClientTransport.withTransport { transport in
+        let metadata = try await OAuth2.Flow.discover(issuer: "https://auth.example.com", transport: transport)
+        let flow = OAuth2.Flow(
+            server: .init(metadata: metadata),
+            client: .public(id: "my-app"),
+            transport: transport,
+            now: now
+        )
+        let tokens = try await LoopbackCallbackListener.withListener { callbackURL, listener in
+            let request = try flow.authorizationRequest(redirectURI: callbackURL, scope: ["read"], random: .system)
+            openBrowser(request.url)
+            let redirect = try await listener.callback(timeout: .seconds(300))
+            return try await flow.tokens(fromCallback: redirect, pending: request.pending)
+        }
+        let store = try FileTokenStore()
+        try await store.save(
+            OAuth2.Session(
+                tokens: tokens,
+                issuer: metadata.issuer,
+                tokenEndpoint: metadata.tokenEndpoint ?? "",
+                clientID: "my-app",
+                resourceOrigins: ["https://api.example.com"]
+            ),
+            service: "my-app",
+            account: "alice"
+        )
+        let session = try await OAuth2.TokenSession.restore(
+            from: store,
+            service: "my-app",
+            account: "alice",
+            transport: transport,
+            now: now
+        )
+        let credentials = InMemoryCredentialStore()
+        await session.register(in: credentials)
+        let client = AuthenticatingClient(transport: transport, credentials: credentials)
+        let (response, body) = try await client.get("https://api.example.com/me")
+        _ = (response, body)
     }
 }

@@ -78,7 +78,9 @@ mitm_version="$(grep -i '^mitmproxy:' "$work/mitm-version" | awk '{print $2}')"
 echo "mitm: mitmproxy $mitm_version ($mitm_source), $(curl --version | head -n 1 | cut -d' ' -f1-2), $(openssl version | cut -d' ' -f1-2)"
 
 # This remote-auth must be able to pin; without --pin the checks below mean nothing.
-if ! "$binary" request --help 2>&1 | grep -q -- '--pin'; then
+# (The help is read whole first: `grep -q` closing the pipe early would fail it under pipefail.)
+request_help="$("$binary" request --help 2>&1)"
+if ! grep -q -- '--pin <' <<<"$request_help"; then
     fatal "$binary request has no --pin option"
 fi
 
@@ -220,10 +222,11 @@ for preemptive in --preemptive ""; do
     mark="$(log_mark)"
     ra "$label" --cacert "$mitm_ca" "${pins[@]}" --user alice:wonderland $preemptive "$mitm_url/basic/"
     lines="$(log_since "$mark")"
-    if [ "$rc" -eq 2 ] && [[ "$err" == remote-auth:* ]]; then
+    # 90: no --pin matched (curl's CURLE_SSL_PINNEDPUBKEYNOTMATCH).
+    if [ "$rc" -eq 90 ] && [[ "$err" == remote-auth:* ]]; then
         pass
     else
-        fail "$label: expected exit 2 and stderr starting 'remote-auth:', got exit $rc; stdout: $out; stderr: $err"
+        fail "$label: expected exit 90 and stderr starting 'remote-auth:', got exit $rc; stdout: $out; stderr: $err"
     fi
     # It names the host and the pin(s) it saw: mitmproxy's leaf (and maybe its CA, which validated it).
     if [[ "$err" == *127.0.0.1* ]] && [[ "$err" == *"$mitm_leaf_pin"* ]]; then

@@ -81,10 +81,11 @@ REMOTE_AUTH_CERT_PASSPHRASE='wrong' request --cert alice.p12 --cert-type p12
 check "$([ $status -eq 2 ] && [ -z "$out" ] && [[ "$err" == "remote-auth: the PKCS#12 bundle does not open (wrong passphrase?)"* ]] && echo yes)" \
     "a wrong PKCS#12 passphrase: status $status, err '$err'"
 request
-check "$([ $status -eq 2 ] && [ -z "$out" ] && [[ "$err" == *"(the server requires a client certificate)"* ]] && echo yes)" \
-    "no client certificate: expected exit 2 saying the server requires one; status $status, err '$err'"
+# 35: the TLS handshake failed (curl's CURLE_SSL_CONNECT_ERROR).
+check "$([ $status -eq 35 ] && [ -z "$out" ] && [[ "$err" == *"(the server requires a client certificate)"* ]] && echo yes)" \
+    "no client certificate: expected exit 35 saying the server requires one; status $status, err '$err'"
 request --cert mallory.pem --key mallory.key
-check "$([ $status -eq 2 ] && [ -z "$out" ] && echo yes)" \
+check "$([ $status -eq 35 ] && [ -z "$out" ] && [[ "$err" == *"(the server did not accept the client certificate)"* ]] && echo yes)" \
     "a certificate from a CA the sandbox does not trust: status $status, out '$out', err '$err'"
 request --cert alice.pem --key mallory.key
 check "$([ $status -eq 2 ] && [ -z "$out" ] && echo yes)" \

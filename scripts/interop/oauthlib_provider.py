@@ -566,9 +566,16 @@ QUERY = ("q=a+b%2Bc%26d%3De%25f&empty=&tag=2&tag=1&%E6%BC%A2%E5%AD%97=%F0%9F%98%
          "&lower=%c3%a9&sub=*!'()%2C;:@$/?&plus=1%2B1%3D2")
 QUERY_DECODED = [["q", "a b+c&d=e%f"], ["empty", ""], ["tag", "2"], ["tag", "1"], ["漢字", "😀 é"],
                  ["lower", "é"], ["sub", "*!'(),;:@$/?"], ["plus", "1+1=2"]]
-# The form body, as -d NAME=VALUE (remote-auth encodes each per RFC 5849 §3.6).
+# The form body, as curl users send it: -d with the name and value percent-encoded (-d sends its
+# text as it is, like curl's), joined with '&' across -d options.
 FORM = [["status", "1+1=2 & 100% sûr, Grüße, 漢字 😀 a+b%20c"], ["empty", ""], ["tag", "b"], ["tag", "a"],
         ["é", "ü+&=%"], ["amp&name", "v"], ["dup", "x"], ["dup", "x"], ["space name", " lead and trail "]]
+
+
+def form_field(name, value):
+    """NAME=VALUE for `-d`, each side percent-encoded (UTF-8, nothing left unencoded but the
+    unreserved set), so that curl's verbatim -d sends exactly these pairs."""
+    return urllib.parse.quote(name, safe="-._~") + "=" + urllib.parse.quote(value, safe="-._~")
 
 
 def signed_request(profile, placement, method, query, form, label=None):
@@ -578,7 +585,7 @@ def signed_request(profile, placement, method, query, form, label=None):
     if placement is not None:
         args += ["--placement", placement]
     for name, value in form:
-        args += ["-d", f"{name}={value}"]
+        args += ["-d", form_field(name, value)]
     args.append(url)
     label = label or f"request --placement {placement} -X {method}" + (" with a query" if query else "") + (
         " with a form body" if form else "")
@@ -658,7 +665,7 @@ def requests_matrix():
 
 def refused_by_remote_auth(profile, label, problem):
     mark = log_mark()
-    command = run(["request", "--profile", profile, "-X", "POST", "-d", "status=x & y", f"{BASE}/resource?{QUERY}"])
+    command = run(["request", "--profile", profile, "-X", "POST", "--data-urlencode", "status=x & y", f"{BASE}/resource?{QUERY}"])
     seen = log_since(mark)
     entry = seen[-1] if seen else {}
     stderr = command.stderr.decode("utf-8", "replace")
@@ -711,7 +718,7 @@ def refusals(captured):
         with SERVER.lock:
             SERVER.hold = 1
         mark = log_mark()
-        command = run(["request", "--profile", "loopback", "-X", "POST", "-d", "status=signed + sealed",
+        command = run(["request", "--profile", "loopback", "-X", "POST", "--data-urlencode", "status=signed + sealed",
                        f"{BASE}/resource"])
         seen = log_since(mark)
         if not check(command.process.returncode == 0 and seen and seen[-1].get("held"),

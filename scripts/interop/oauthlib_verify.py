@@ -11,6 +11,7 @@ Usage: oauthlib_verify.py REMOTE_AUTH_BINARY VECTORS_DIR [COUNT]
 Prints one line per failure and ends with 'N passed, M failed'.
 """
 import json
+import os
 import random
 import subprocess
 import sys
@@ -88,13 +89,22 @@ for i in range(count):
         if token is not None:
             token, token_secret = plain(token), plain(token_secret)
     # `--name=value` so that values starting with '-' stay values.
+    # A secret that is exactly '-' means "read it from standard input" to remote-auth (as to
+    # curl): such a secret goes through its environment variable instead.
+    env = dict(os.environ)
+    def secret(option, variable, value):
+        if value == "-":
+            env[variable] = value
+            return []
+        return opt(option, value)
     args = [binary, "sign", "oauth1", method, url, *opt("--consumer-key", consumer_key),
-            *opt("--consumer-secret", consumer_secret), f"--signature-method={sig_method}",
+            *secret("--consumer-secret", "REMOTE_AUTH_CONSUMER_SECRET", consumer_secret),
+            f"--signature-method={sig_method}",
             f"--placement={placement}", "--print=" + ("header" if placement == "header" else "url")]
     if sig_method == "RSA-SHA1":
         args += ["--private-key=/tmp/remote-auth-interop-key.pem"]
     if token is not None:
-        args += [*opt("--token", token), *opt("--token-secret", token_secret)]
+        args += [*opt("--token", token), *secret("--token-secret", "REMOTE_AUTH_TOKEN_SECRET", token_secret)]
     if rng.random() < 0.3:
         args += ["--realm=" + text(1, 6).replace("\\", "")]
     if rng.random() < 0.2:
@@ -105,7 +115,7 @@ for i in range(count):
         args += ["--omit-version"]
     for n, v in body:
         args += [f"-d={n}={v}"]
-    out = subprocess.run(args, capture_output=True, text=True)
+    out = subprocess.run(args, capture_output=True, text=True, env=env)
     label = f"case {i}: {' '.join(args[1:])}"
     if out.returncode != 0:
         check(False, f"{label}: exit {out.returncode}: {out.stderr.strip()}")
