@@ -85,6 +85,21 @@ struct SandboxOAuth2Tests {
         }
     }
 
+    @Test("RFC 8707: several resource indicators are accepted; another parameter repeated is not")
+    func repeatedResourceIndicators() async throws {
+        try await Sandbox.withSandbox { sandbox in
+            let pkce = W.pkce()
+            let url = W.authorizeURL(sandbox.baseURL, challenge: pkce.challenge)
+            let two = try await Wire.get(
+                url + "&resource=https%3A%2F%2Fapi.example%2F&resource=https%3A%2F%2Fphotos.example%2F"
+            )
+            #expect(two.status == 200, "\(two.body)")
+            #expect(W.hidden("request", in: two.body) != nil)
+            let repeated = try await Wire.get(url + "&state=again")
+            #expect(repeated.status == 400)
+        }
+    }
+
     @Test("a wrong code_verifier, a missing one and another redirect_uri are refused")
     func verifierChecked() async throws {
         try await Sandbox.withSandbox { sandbox in

@@ -74,19 +74,33 @@ enum OAuth2JSON {
 }
 
 /// What the client sent to an endpoint as a form: strictly decoded, each parameter at most
-/// once, empty values treated as absent ([RFC 6749 §3.2](https://www.rfc-editor.org/rfc/rfc6749#section-3.2)).
+/// once, empty values treated as absent ([RFC 6749 §3.2](https://www.rfc-editor.org/rfc/rfc6749#section-3.2)),
+/// except the ones defined to repeat: `resource` ([RFC 8707 §2](https://www.rfc-editor.org/rfc/rfc8707#section-2))
+/// and `audience` ([RFC 8693 §2.1](https://www.rfc-editor.org/rfc/rfc8693#section-2.1)).
 struct OAuth2Parameters: Sendable {
+    /// The parameters that may be given more than once.
+    static let repeatable: Set<String> = ["resource", "audience"]
+
     let values: [String: String]
+    /// Every value of each ``repeatable`` parameter, in order.
+    let repeated: [String: [String]]
 
     init(_ pairs: [(name: String, value: String)]) throws(OAuth2Problem) {
         var values: [String: String] = [:]
+        var repeated: [String: [String]] = [:]
         for pair in pairs where !pair.value.isEmpty {
+            if Self.repeatable.contains(pair.name) {
+                repeated[pair.name, default: []].append(pair.value)
+                if values[pair.name] == nil { values[pair.name] = pair.value }
+                continue
+            }
             guard values[pair.name] == nil else {
                 throw OAuth2Problem(.invalidRequest, "the parameter '\(pair.name)' is repeated")
             }
             values[pair.name] = pair.value
         }
         self.values = values
+        self.repeated = repeated
     }
 
     /// The `application/x-www-form-urlencoded` body of a POST.
