@@ -58,7 +58,6 @@ import hmac
 import http.server
 import json
 import os
-import queue
 import re
 import secrets
 import shutil
@@ -88,6 +87,7 @@ from authlib.oauth2.rfc7636 import CodeChallenge, create_s256_code_challenge  # 
 from authlib.oauth2.rfc7662 import IntrospectionEndpoint  # noqa: E402
 from authlib.oauth2.rfc8628 import DeviceAuthorizationEndpoint, DeviceCodeGrant, DeviceCredentialDict  # noqa: E402
 
+import harness  # noqa: E402
 from harness import Checks  # noqa: E402
 
 if len(sys.argv) != 2:
@@ -845,61 +845,9 @@ CLI = {
 }
 
 
-class Command:
-    """`remote-auth ...` running in the background; its stdout lines arrive on a queue."""
-
-    def __init__(self, args, stdin=subprocess.DEVNULL):
-        self.args = args
-        self.process = subprocess.Popen([BINARY, *args], stdin=stdin, stdout=subprocess.PIPE,
-                                        stderr=subprocess.PIPE, env=ENV)
-        self.lines = queue.Queue()
-        self.stdout, self.stderr = [], b""
-
-        def pump_stdout():
-            for line in self.process.stdout:
-                text = line.decode("utf-8", "replace").rstrip("\n")
-                self.stdout.append(text)
-                self.lines.put(text)
-
-        def pump_stderr():
-            self.stderr = self.process.stderr.read()
-
-        self.threads = [threading.Thread(target=pump_stdout, daemon=True),
-                        threading.Thread(target=pump_stderr, daemon=True)]
-        for thread in self.threads:
-            thread.start()
-
-    def line_matching(self, pattern, seconds=TIMEOUT):
-        deadline = time.monotonic() + seconds
-        while time.monotonic() < deadline:
-            try:
-                match = re.search(pattern, self.lines.get(timeout=0.2))
-                if match:
-                    return match
-            except queue.Empty:
-                if self.process.poll() is not None and self.lines.empty():
-                    return None
-        return None
-
-    def wait(self, seconds=TIMEOUT):
-        try:
-            self.process.wait(timeout=seconds)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-        for thread in self.threads:
-            thread.join(timeout=5)
-        return self.process.returncode
-
-    def kill(self):
-        if self.process.poll() is None:
-            self.process.kill()
-        return self.wait()
-
-    def describe(self):
-        return (f"`remote-auth {' '.join(self.args)}` exit {self.process.returncode}, "
-                f"stdout: {' | '.join(self.stdout)!r}, "
-                f"stderr: {self.stderr.decode('utf-8', 'replace').strip()[-600:]!r}")
+def Command(args, stdin=subprocess.DEVNULL):
+    """`remote-auth ARGS` in the background (harness.Command), with this script's binary and environment."""
+    return harness.Command(BINARY, args, ENV, stdin=stdin, timeout=TIMEOUT)
 
 
 def run(args, stdin_text=None):

@@ -8,8 +8,12 @@ scripts/interop.sh adds to its total, free loopback ports and waiting for a serv
 
 The shell peers share scripts/interop/lib.sh the same way.
 """
+import queue
+import re
 import socket
+import subprocess
 import sys
+import threading
 import time
 
 
@@ -52,3 +56,64 @@ def wait_for_port(port, host="127.0.0.1", seconds=15.0):
         except OSError:
             time.sleep(0.1)
     return False
+
+
+class Command:
+    """`remote-auth ...` running in the background; its stdout lines arrive on a queue, so a
+    script can read a line (an authorization URL, a user code) while the command still runs."""
+
+    def __init__(self, binary, args, env, stdin=subprocess.DEVNULL, timeout=60):
+        self.args = args
+        self.timeout = timeout
+        self.process = subprocess.Popen([binary, *args], stdin=stdin, stdout=subprocess.PIPE,
+                                        stderr=subprocess.PIPE, env=env)
+        self.lines = queue.Queue()
+        self.stdout, self.stderr = [], b""
+
+        def pump_stdout():
+            for line in self.process.stdout:
+                text = line.decode("utf-8", "replace").rstrip("\n")
+                self.stdout.append(text)
+                self.lines.put(text)
+
+        def pump_stderr():
+            self.stderr = self.process.stderr.read()
+
+        self.threads = [threading.Thread(target=pump_stdout, daemon=True),
+                        threading.Thread(target=pump_stderr, daemon=True)]
+        for thread in self.threads:
+            thread.start()
+
+    def line_matching(self, pattern, seconds=None):
+        """The first match of `pattern` on a stdout line, or None once the command ends or time runs out."""
+        deadline = time.monotonic() + (seconds or self.timeout)
+        while time.monotonic() < deadline:
+            try:
+                match = re.search(pattern, self.lines.get(timeout=0.2))
+                if match:
+                    return match
+            except queue.Empty:
+                if self.process.poll() is not None and self.lines.empty():
+                    return None
+        return None
+
+    def wait(self, seconds=None):
+        """The exit status, killing the command if it runs past `seconds` (its timeout)."""
+        try:
+            self.process.wait(timeout=seconds or self.timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        for thread in self.threads:
+            thread.join(timeout=5)
+        return self.process.returncode
+
+    def kill(self):
+        if self.process.poll() is None:
+            self.process.kill()
+        return self.wait()
+
+    def describe(self):
+        return (f"`remote-auth {' '.join(self.args)}` exit {self.process.returncode}, "
+                f"stdout: {' | '.join(self.stdout)!r}, "
+                f"stderr: {self.stderr.decode('utf-8', 'replace').strip()[-600:]!r}")

@@ -40,7 +40,6 @@ import http.client
 import http.server
 import json
 import os
-import queue
 import re
 import secrets
 import shutil
@@ -52,6 +51,7 @@ import time
 import traceback
 import urllib.parse
 
+import harness
 from harness import Checks
 from oauthlib.common import urldecode
 from oauthlib.oauth1 import (
@@ -376,56 +376,9 @@ def fetch(url, method="GET", headers=(), body=None):
         connection.close()
 
 
-class Command:
-    """`remote-auth ...` running in the background; its stdout lines arrive on a queue."""
-
-    def __init__(self, args, stdin=subprocess.DEVNULL):
-        self.args = args
-        self.process = subprocess.Popen([BINARY, *args], stdin=stdin, stdout=subprocess.PIPE,
-                                        stderr=subprocess.PIPE, env=ENV)
-        self.lines = queue.Queue()
-        self.stdout, self.stderr = [], b""
-
-        def pump_stdout():
-            for line in self.process.stdout:
-                text = line.decode("utf-8", "replace").rstrip("\n")
-                self.stdout.append(text)
-                self.lines.put(text)
-
-        def pump_stderr():
-            self.stderr = self.process.stderr.read()
-
-        self.threads = [threading.Thread(target=pump_stdout, daemon=True),
-                        threading.Thread(target=pump_stderr, daemon=True)]
-        for thread in self.threads:
-            thread.start()
-
-    def line_matching(self, pattern, seconds=TIMEOUT):
-        """The first match of `pattern` on a stdout line, or None once the command ends or time runs out."""
-        deadline = time.monotonic() + seconds
-        while time.monotonic() < deadline:
-            try:
-                match = re.search(pattern, self.lines.get(timeout=0.2))
-                if match:
-                    return match
-            except queue.Empty:
-                if self.process.poll() is not None and self.lines.empty():
-                    return None
-        return None
-
-    def wait(self):
-        try:
-            self.process.wait(timeout=TIMEOUT)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-        for thread in self.threads:
-            thread.join(timeout=5)
-        return self.process.returncode
-
-    def describe(self):
-        return (f"`remote-auth {' '.join(self.args)}` exit {self.process.returncode}, "
-                f"stdout: {' | '.join(self.stdout)!r}, stderr: {self.stderr.decode('utf-8', 'replace').strip()!r}")
+def Command(args, stdin=subprocess.DEVNULL):
+    """`remote-auth ARGS` in the background (harness.Command), with this script's binary and environment."""
+    return harness.Command(BINARY, args, ENV, stdin=stdin, timeout=TIMEOUT)
 
 
 def run(args):
