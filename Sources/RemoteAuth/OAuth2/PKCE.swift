@@ -58,8 +58,6 @@ extension OAuth2 {
     /// Base64url without padding ([RFC 7636 Appendix A](https://www.rfc-editor.org/rfc/rfc7636#appendix-A),
     /// [RFC 4648 §5](https://www.rfc-editor.org/rfc/rfc4648#section-5)).
     static func base64URL(_ bytes: [UInt8]) -> String {
-        var text = RemoteAuthBase64.encode(bytes)
-        while text.last == "=" { text.removeLast() }
-        return String(text.map { $0 == "+" ? "-" : $0 == "/" ? "_" : $0 })
+        RemoteAuthBase64URL.encode(bytes)
     }
 }

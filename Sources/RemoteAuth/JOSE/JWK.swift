@@ -1,0 +1,180 @@
+import Crypto
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+extension JOSE {
+    /// A JSON Web Key: [RFC 7517 §4](https://www.rfc-editor.org/rfc/rfc7517#section-4), with the
+    /// members of [RFC 7518 §6](https://www.rfc-editor.org/rfc/rfc7518#section-6) (EC, RSA, oct)
+    /// and [RFC 8037 §2](https://www.rfc-editor.org/rfc/rfc8037#section-2) (OKP).
+    ///
+    /// The private members (`d`, `p`, `q`, `dp`, `dq`, `qi`, and `k` of a symmetric key) are
+    /// ``Secret``s: `description`, `debugDescription` and the mirror never show them. Members this
+    /// type does not name are ignored, as [RFC 7517 §4](https://www.rfc-editor.org/rfc/rfc7517#section-4)
+    /// says.
+    public struct JWK: Sendable, Hashable, Codable, CustomStringConvertible, CustomDebugStringConvertible,
+        CustomReflectable
+    {
+        /// `kty`. [RFC 7517 §4.1](https://www.rfc-editor.org/rfc/rfc7517#section-4.1)
+        public struct KeyType: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {
+            public let rawValue: String
+            public init(rawValue: String) { self.rawValue = rawValue }
+            public static let ec = Self(rawValue: "EC")
+            public static let rsa = Self(rawValue: "RSA")
+            public static let okp = Self(rawValue: "OKP")
+            public static let oct = Self(rawValue: "oct")
+            public var description: String { rawValue }
+        }
+
+        /// `kty`.
+        public var keyType: KeyType
+        /// `kid`. [RFC 7517 §4.5](https://www.rfc-editor.org/rfc/rfc7517#section-4.5)
+        public var keyID: String?
+        /// `use`: `sig` or `enc`. [RFC 7517 §4.2](https://www.rfc-editor.org/rfc/rfc7517#section-4.2)
+        public var use: String?
+        /// `key_ops`. [RFC 7517 §4.3](https://www.rfc-editor.org/rfc/rfc7517#section-4.3)
+        public var keyOperations: [String]?
+        /// `alg`: the one algorithm this key is for. [RFC 7517 §4.4](https://www.rfc-editor.org/rfc/rfc7517#section-4.4)
+        public var algorithm: Algorithm?
+        /// `crv` of an EC or OKP key.
+        public var curve: String?
+        /// `x`, `y` of an EC key; `x` of an OKP key.
+        public var x: String?
+        public var y: String?
+        /// `n`, `e` of an RSA key.
+        public var n: String?
+        public var e: String?
+        /// Private members.
+        public var d: Secret?
+        public var p: Secret?
+        public var q: Secret?
+        public var dp: Secret?
+        public var dq: Secret?
+        public var qi: Secret?
+        /// `k` of a symmetric (`oct`) key.
+        public var k: Secret?
+
+        public init(
+            keyType: KeyType, keyID: String? = nil, use: String? = nil, keyOperations: [String]? = nil,
+            algorithm: Algorithm? = nil, curve: String? = nil, x: String? = nil, y: String? = nil, n: String? = nil,
+            e: String? = nil, d: Secret? = nil, p: Secret? = nil, q: Secret? = nil, dp: Secret? = nil,
+            dq: Secret? = nil, qi: Secret? = nil, k: Secret? = nil
+        ) {
+            self.keyType = keyType
+            self.keyID = keyID
+            self.use = use
+            self.keyOperations = keyOperations
+            self.algorithm = algorithm
+            self.curve = curve
+            self.x = x
+            self.y = y
+            self.n = n
+            self.e = e
+            self.d = d
+            self.p = p
+            self.q = q
+            self.dp = dp
+            self.dq = dq
+            self.qi = qi
+            self.k = k
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case keyType = "kty", keyID = "kid", use, keyOperations = "key_ops", algorithm = "alg", curve = "crv"
+            case x, y, n, e, d, p, q, dp, dq, qi, k
+        }
+
+        /// Holds private material: `d` (EC, OKP, RSA) or `k` (oct).
+        public var isPrivate: Bool { d != nil || k != nil }
+
+        /// The same key without its private members; `nil` for a symmetric key, which has no
+        /// public part.
+        public var publicKey: JWK? {
+            guard keyType != .oct else { return nil }
+            var copy = self
+            copy.d = nil
+            copy.p = nil
+            copy.q = nil
+            copy.dp = nil
+            copy.dq = nil
+            copy.qi = nil
+            return copy
+        }
+
+        /// The JSON hashed for the thumbprint: the required members of the key type, in
+        /// lexicographic order, with no white space.
+        /// [RFC 7638 §3.2](https://www.rfc-editor.org/rfc/rfc7638#section-3.2),
+        /// [RFC 8037 §2](https://www.rfc-editor.org/rfc/rfc8037#section-2) for OKP.
+        ///
+        /// - Throws: ``JOSE/Error/Code/invalidKey`` when a required member is missing or holds
+        ///   something other than base64url or a curve name.
+        public func thumbprintInput() throws -> [UInt8] {
+            let members: [(String, String?)]
+            switch keyType {
+            case .ec: members = [("crv", curve), ("kty", keyType.rawValue), ("x", x), ("y", y)]
+            case .rsa: members = [("e", e), ("kty", keyType.rawValue), ("n", n)]
+            case .okp: members = [("crv", curve), ("kty", keyType.rawValue), ("x", x)]
+            case .oct: members = [("k", k?.reveal()), ("kty", keyType.rawValue)]
+            default: throw JOSE.Error(.invalidKey, "no thumbprint is defined for kty '\(keyType)'")
+            }
+            var json: [UInt8] = [UInt8(ascii: "{")]
+            for (index, (name, value)) in members.enumerated() {
+                guard let value, !value.isEmpty else {
+                    throw JOSE.Error(.invalidKey, "a \(keyType) key has no '\(name)'")
+                }
+                // Every value here is base64url, a curve name or a kty: no character that JSON
+                // would escape, so the member is written as it is (§3.3 notes the same).
+                guard value.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") })
+                else { throw JOSE.Error(.invalidKey, "'\(name)' holds characters a key member never has") }
+                if index > 0 { json.append(UInt8(ascii: ",")) }
+                json += Array("\"\(name)\":\"".utf8) + Array(value.utf8) + [UInt8(ascii: "\"")]
+            }
+            json.append(UInt8(ascii: "}"))
+            return json
+        }
+
+        /// The JWK SHA-256 thumbprint, base64url: what DPoP's `jkt` and `cnf.jkt` carry.
+        /// [RFC 7638 §3](https://www.rfc-editor.org/rfc/rfc7638#section-3)
+        public func thumbprint() throws -> String {
+            RemoteAuthBase64URL.encode(Array(SHA256.hash(data: try thumbprintInput())))
+        }
+
+        /// The key as JSON (members sorted, so the same key gives the same bytes).
+        public func json() throws -> [UInt8] {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            return Array(try encoder.encode(self))
+        }
+
+        /// Reads one JWK from JSON.
+        /// - Throws: ``JOSE/Error/Code/malformed`` when it is not a JSON object with a string `kty`
+        ///   and string members.
+        public init(json: some Collection<UInt8>) throws {
+            do {
+                self = try JSONDecoder().decode(JWK.self, from: Data(json))
+            } catch let error as JOSE.Error {
+                throw error
+            } catch {
+                throw JOSE.Error(.malformed, "not a JWK: a JSON object with a string 'kty' and string members")
+            }
+        }
+
+        public var description: String {
+            var parts = ["kty: \(keyType)"]
+            if let keyID { parts.append("kid: \(keyID)") }
+            if let algorithm { parts.append("alg: \(algorithm)") }
+            if let use { parts.append("use: \(use)") }
+            if let curve { parts.append("crv: \(curve)") }
+            if isPrivate { parts.append("private: <redacted>") }
+            return "JOSE.JWK(\(parts.joined(separator: ", ")))"
+        }
+
+        public var debugDescription: String { description }
+        public var customMirror: Mirror {
+            Mirror(self, children: ["description": description], displayStyle: .struct)
+        }
+    }
+}

@@ -1,0 +1,113 @@
+import HTTPTypes
+
+extension JOSE {
+    /// An issuer's JWK Set (`jwks_uri`), fetched through an ``HTTPTransport`` and cached.
+    ///
+    /// - The set is kept for ``Configuration/timeToLive`` seconds, then fetched again when next
+    ///   needed.
+    /// - A JWS whose `kid` is not in the cached set causes one re-fetch (the issuer may have
+    ///   rotated its keys, [OpenID Connect Core §10.1.1](https://openid.net/specs/openid-connect-core-1_0.html#RotateSigKeys)),
+    ///   but not more often than ``Configuration/minimumRefetchInterval``: a flood of tokens with
+    ///   made-up `kid`s cannot make this client hammer the issuer.
+    /// - Concurrent callers share one fetch.
+    public actor KeySetCache {
+        public struct Configuration: Sendable, Hashable {
+            /// Seconds a fetched set is used without fetching again. Default 600.
+            public var timeToLive: Int64 = 600
+            /// Seconds between two fetches caused by unknown `kid`s. Default 60.
+            public var minimumRefetchInterval: Int64 = 60
+            /// Bounds on the set read.
+            public var maximumKeys = KeySet.defaultMaximumKeys
+            public var maximumBytes = KeySet.defaultMaximumBytes
+            public init() {}
+        }
+
+        /// `jwks_uri`.
+        public nonisolated let url: String
+        private let transport: any HTTPTransport
+        private let configuration: Configuration
+        private let now: @Sendable () -> Int64
+        private var cached: (set: KeySet, fetchedAt: Int64)?
+        private var inFlight: Task<KeySet, any Swift.Error>?
+        private var lastFetchAttempt: Int64?
+        /// How many times the set was fetched (for tests and metrics).
+        public private(set) var fetchCount = 0
+
+        /// - Parameters:
+        ///   - url: `jwks_uri`: `https`, or `http` to a loopback host.
+        ///   - now: seconds since 1970.
+        /// - Throws: ``OAuth2/Error/Code/insecureEndpoint`` for another URL.
+        public init(
+            url: String, transport: any HTTPTransport, configuration: Configuration = Configuration(),
+            now: @escaping @Sendable () -> Int64
+        ) throws {
+            try OAuth2.checkEndpoint(url)
+            self.url = url
+            self.transport = transport
+            self.configuration = configuration
+            self.now = now
+        }
+
+        /// The cached set, fetched when there is none or it is older than the time to live.
+        public func keySet() async throws -> KeySet {
+            if let cached, now() - cached.fetchedAt < configuration.timeToLive { return cached.set }
+            return try await fetch()
+        }
+
+        /// Verifies `jws` with the issuer's keys: with the cached set, then, when its `kid` is
+        /// unknown, once more after a re-fetch (if the last fetch is older than the minimum
+        /// interval).
+        ///
+        /// - Throws: what ``CompactJWS/verify(with:allowing:type:)`` throws;
+        ///   ``JOSE/Error/Code/keySetUnavailable`` when the set cannot be fetched.
+        @discardableResult
+        public func verify(_ jws: CompactJWS, allowing allowed: Set<Algorithm>, type: String? = nil) async throws
+            -> VerificationKey
+        {
+            // Header rules first: a token with `alg: none` costs no fetch.
+            try jws.checkHeader(allowing: allowed, type: type)
+            let set = try await keySet()
+            do {
+                return try jws.verify(with: set.keys, allowing: allowed, type: type)
+            } catch let error as JOSE.Error where error.code == .unknownKey {
+                guard let last = lastFetchAttempt, now() - last >= configuration.minimumRefetchInterval else {
+                    throw error
+                }
+                let fresh = try await fetch()
+                return try jws.verify(with: fresh.keys, allowing: allowed, type: type)
+            }
+        }
+
+        private func fetch() async throws -> KeySet {
+            if let inFlight { return try await inFlight.value }
+            let task = Task { [url, transport, configuration] in
+                try await Self.load(url: url, transport: transport, configuration: configuration)
+            }
+            inFlight = task
+            lastFetchAttempt = now()
+            fetchCount += 1
+            defer { inFlight = nil }
+            let set = try await task.value
+            cached = (set, now())
+            return set
+        }
+
+        private static func load(url: String, transport: any HTTPTransport, configuration: Configuration)
+            async throws -> KeySet
+        {
+            var fields = HTTPFields()
+            fields[.accept] = "application/jwk-set+json, application/json"
+            let request = try HTTPRequest(method: .get, absoluteURL: url, headerFields: fields)
+            let (response, body): (HTTPResponse, [UInt8])
+            do {
+                (response, body) = try await transport.send(request, body: nil)
+            } catch {
+                throw JOSE.Error(.keySetUnavailable, "GET \(url) failed: \(error)")
+            }
+            guard response.status == .ok else {
+                throw JOSE.Error(.keySetUnavailable, "GET \(url) answered \(response.status.code)")
+            }
+            return try KeySet(json: body, maximumKeys: configuration.maximumKeys, maximumBytes: configuration.maximumBytes)
+        }
+    }
+}
