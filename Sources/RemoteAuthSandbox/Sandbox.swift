@@ -138,6 +138,10 @@ public enum Sandbox {
             atPath: "/oauth2"
         )
         router.addRoutes(
+            PushedAuthorizationRoutes(configuration: configuration, store: oauth2).collection,
+            atPath: "/oauth2"
+        )
+        router.addRoutes(
             DeviceRoutes(configuration: configuration, store: oauth2, consent: consent).collection,
             atPath: "/device"
         )

@@ -14,6 +14,7 @@ public enum SandboxBanner {
           GET  \(base)/.well-known/oauth-authorization-server   OAuth 2 metadata (also /.well-known/openid-configuration)
           GET  \(base)/oauth2/authorize           OAuth 2 consent page (code + PKCE S256)
           POST \(base)/oauth2/token               OAuth 2 tokens (authorization_code, refresh_token, client_credentials, device_code)
+          POST \(base)/oauth2/par                 OAuth 2 pushed authorization requests (RFC 9126)
           POST \(base)/oauth2/device_authorization
           GET  \(base)/device                     device flow: enter the user code
           POST \(base)/oauth2/revoke

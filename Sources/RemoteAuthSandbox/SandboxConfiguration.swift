@@ -140,6 +140,13 @@ public struct SandboxConfiguration: Sendable {
     /// Also answer `response_type=token` (the implicit grant, [RFC 6749 §4.2](https://www.rfc-editor.org/rfc/rfc6749#section-4.2)),
     /// which [RFC 9700 §2.1.2](https://www.rfc-editor.org/rfc/rfc9700#section-2.1.2) says not to use; off by default.
     public var implicitGrant = false
+    /// Accept authorization requests only through the PAR endpoint, `POST /oauth2/par`, and say
+    /// so in the metadata (`require_pushed_authorization_requests`,
+    /// [RFC 9126 §5](https://www.rfc-editor.org/rfc/rfc9126#section-5)); off by default.
+    public var requirePushedAuthorizationRequests = false
+    /// `expires_in` of a pushed request's `request_uri`, in seconds
+    /// ([RFC 9126 §2.2](https://www.rfc-editor.org/rfc/rfc9126#section-2.2) suggests 5 to 600).
+    public var pushedRequestTTL: Int64 = 60
     /// Keeps tokens and statuses across restarts (JSON, written atomically, mode 0600).
     public var statePath: String?
     /// Serve HTTPS with this material.

@@ -28,7 +28,9 @@ struct AuthorizeOAuth2: AsyncParsableCommand {
             opens in the browser, or is printed on a line of its own with --no-browser. With --paste, \
             nothing listens: open the printed URL, then paste the address the browser was sent to on \
             standard input. --device uses the device grant (RFC 8628); --client-credentials the client \
-            credentials grant (RFC 6749 §4.4). The Bearer token is sent to the --resource origins, else \
+            credentials grant (RFC 6749 §4.4). With --par (or when the metadata says \
+            require_pushed_authorization_requests) the request is pushed to the server first (RFC 9126) and \
+            the browser sees only client_id and request_uri. The Bearer token is sent to the --resource origins, else \
             to the issuer's origin. The tokens are kept in $REMOTE_AUTH_HOME/tokens.json, mode 0600.
             """
         )
@@ -80,6 +82,15 @@ struct AuthorizeOAuth2: AsyncParsableCommand {
     @Flag(help: "Print the authorization URL and read the redirected address from standard input.")
     var paste = false
 
+    @Flag(
+        help:
+            "Push the authorization request to the server's PAR endpoint first (RFC 9126); automatic when its metadata requires it."
+    )
+    var par = false
+
+    @Option(help: "The pushed authorization request endpoint (RFC 9126; without --issuer).")
+    var parURL: String?
+
     @Flag(help: "Use the device authorization grant (RFC 8628).")
     var device = false
 
@@ -96,8 +107,11 @@ struct AuthorizeOAuth2: AsyncParsableCommand {
         guard !(device && clientCredentials) else {
             throw ValidationError("--device and --client-credentials are two grants: choose one")
         }
-        if (device || clientCredentials) && (paste || noBrowser) {
-            throw ValidationError("--paste and --no-browser belong to the authorization code grant")
+        if (device || clientCredentials) && (paste || noBrowser || par) {
+            throw ValidationError("--paste, --no-browser and --par belong to the authorization code grant")
+        }
+        if par, issuer == nil, parURL == nil {
+            throw ValidationError("--par needs --issuer or --par-url")
         }
         if issuer == nil {
             guard tokenURL != nil else { throw ValidationError("--issuer, or --token-url, is required") }
@@ -170,6 +184,7 @@ struct AuthorizeOAuth2: AsyncParsableCommand {
         if let deviceAuthorizationURL { server.deviceAuthorizationEndpoint = deviceAuthorizationURL }
         if let revocationURL { server.revocationEndpoint = revocationURL }
         if let introspectionURL { server.introspectionEndpoint = introspectionURL }
+        if let parURL { server.pushedAuthorizationRequestEndpoint = parURL }
         return server
     }
 
@@ -177,10 +192,11 @@ struct AuthorizeOAuth2: AsyncParsableCommand {
     /// the redirect comes to the loopback listener, or is pasted with `--paste`.
     func codeGrant(_ flow: OAuth2.Flow) async throws -> OAuth2.Tokens {
         if paste {
-            let request = try flow.authorizationRequest(
+            let request = try await flow.startAuthorization(
                 redirectURI: redirectURI,
                 scope: scopes,
                 resources: resource,
+                push: par,
                 random: .system
             )
             Terminal.writeError("Open this URL in a browser, authorize, then paste the address it was sent to:\n")
@@ -196,13 +212,15 @@ struct AuthorizeOAuth2: AsyncParsableCommand {
         let timeout = self.timeout
         let scopes = self.scopes
         let resources = resource
+        let par = self.par
         return try await LoopbackCallbackListener.withListener(path: path.isEmpty ? "/" : path) {
             callbackURL,
             listener in
-            let request = try flow.authorizationRequest(
+            let request = try await flow.startAuthorization(
                 redirectURI: callbackURL,
                 scope: scopes,
                 resources: resources,
+                push: par,
                 random: .system
             )
             if noBrowser || !AuthorizeOAuth1.openBrowser(request.url) {

@@ -82,6 +82,9 @@ struct SandboxCommand: AsyncParsableCommand {
     @Flag(help: "Also answer OAuth 2 response_type=token (the legacy implicit grant, RFC 9700 says not to use it).")
     var implicit = false
 
+    @Flag(help: "Accept OAuth 2 authorization requests only through the PAR endpoint /oauth2/par (RFC 9126).")
+    var requirePAR = false
+
     func validate() throws {
         guard (0...65535).contains(port) else {
             throw ValidationError("--port must be 0 to 65535 (0 picks a free one), not \(port)")
@@ -104,6 +107,7 @@ struct SandboxCommand: AsyncParsableCommand {
         configuration.statePath = state
         configuration.accessTokenTTL = accessTokenTTL
         configuration.implicitGrant = implicit
+        configuration.requirePushedAuthorizationRequests = requirePAR
         if !quiet {
             configuration.requestLog = { entry in
                 FileHandle.standardError.write(Data((entry.description + "\n").utf8))

@@ -178,12 +178,20 @@ extension JOSE {
             return key
         }
 
-        /// Verifies with one key (a DPoP proof's own `jwk`, a client's registered key).
+        /// Verifies with the one key the caller chose (a DPoP proof's own `jwk`, a client's
+        /// registered key, a key file). A key without a `kid` is used whatever `kid` the JWS
+        /// names (the caller picked it, not the token); a key with one must match it.
         @discardableResult
         public func verify(
             with key: VerificationKey, allowing allowed: Set<Algorithm>, type: String? = nil
         ) throws -> VerificationKey {
-            try verify(with: [key], allowing: allowed, type: type)
+            guard key.keyID == nil else { return try verify(with: [key], allowing: allowed, type: type) }
+            try checkHeader(allowing: allowed, type: type)
+            try key.check(algorithm)
+            guard key.isValidSignature(signature, for: signingInput, algorithm: algorithm) else {
+                throw JOSE.Error(.invalidSignature, "the \(algorithm) signature does not verify")
+            }
+            return key
         }
 
         /// The payload as a JSON object (a JWT's claims set).

@@ -288,6 +288,32 @@ extension JOSE {
             self.jwk = jwk.keyType == .oct ? jwk : jwk.publicKey ?? jwk
         }
 
+        /// A public key from PEM (`PUBLIC KEY`, or `RSA PUBLIC KEY` for RSA): P-256, Ed25519, or
+        /// RSA of 2048 bits or more. The JWK it makes has no `alg`: the verification's allow-list
+        /// decides, among the algorithms of the key type.
+        /// - Throws: ``JOSE/Error/Code/invalidKey`` for anything else.
+        public init(pem: String, keyID: String? = nil) throws {
+            var jwk: JWK
+            if let key = try? P256.Signing.PublicKey(pemRepresentation: pem) {
+                let raw = Array(key.rawRepresentation)
+                jwk = JWK(
+                    keyType: .ec, curve: "P-256", x: RemoteAuthBase64URL.encode(raw[0..<32]),
+                    y: RemoteAuthBase64URL.encode(raw[32..<64]))
+            } else if let key = try? Curve25519.Signing.PublicKey(pemRepresentation: pem) {
+                jwk = JWK(keyType: .okp, curve: "Ed25519", x: RemoteAuthBase64URL.encode(key.rawRepresentation))
+            } else if let key = try? _RSA.Signing.PublicKey(pemRepresentation: pem),
+                let primitives = try? key.getKeyPrimitives()
+            {
+                jwk = JWK(
+                    keyType: .rsa, n: RemoteAuthBase64URL.encode(primitives.modulus),
+                    e: RemoteAuthBase64URL.encode(primitives.publicExponent))
+            } else {
+                throw JOSE.Error(.invalidKey, "not a PEM public key for P-256, Ed25519, or RSA of 2048 bits or more")
+            }
+            jwk.keyID = keyID
+            try self.init(jwk: jwk)
+        }
+
         /// An HS256 secret (`client_secret_jwt`, RFC 7523 §2.2): its UTF-8 octets are the key.
         public init(hmacSecret secret: Secret, keyID: String? = nil) throws {
             try self.init(

@@ -11,7 +11,7 @@ extension OAuth2 {
         /// The names this value writes itself; ``additionalParameters`` may not repeat them.
         public static let reservedParameters: Set<String> = [
             "response_type", "client_id", "redirect_uri", "scope", "state", "code_challenge",
-            "code_challenge_method", "resource",
+            "code_challenge_method", "resource", "request_uri",
         ]
 
         /// `authorization_endpoint`, which may hold a query of its own
@@ -149,15 +149,27 @@ extension OAuth2 {
             return parameters
         }
 
+        /// The `request_uri` the authorization server gave for this request when it was pushed
+        /// ([RFC 9126 §2.2](https://www.rfc-editor.org/rfc/rfc9126#section-2.2)); see
+        /// ``Flow/push(_:)``.
+        public internal(set) var pushedRequest: PushedAuthorizationResponse?
+
+        /// What goes in the URL's query: ``parameters``, or, once pushed, only `client_id` and
+        /// `request_uri` ([RFC 9126 §4](https://www.rfc-editor.org/rfc/rfc9126#section-4)).
+        public var frontChannelParameters: [(name: String, value: String)] {
+            guard let pushedRequest else { return parameters }
+            return [("client_id", clientID), ("request_uri", pushedRequest.requestURI)]
+        }
+
         /// The URL to send the user agent to: the endpoint, its own query kept, with the
-        /// ``parameters`` added ([RFC 6749 §4.1.1](https://www.rfc-editor.org/rfc/rfc6749#section-4.1.1)).
-        /// It holds the `state`; open it, do not log it.
+        /// ``frontChannelParameters`` added ([RFC 6749 §4.1.1](https://www.rfc-editor.org/rfc/rfc6749#section-4.1.1)).
+        /// Unless pushed, it holds the `state`; open it, do not log it.
         public var url: String {
             let separator =
                 authorizationEndpoint.contains("?")
                 ? (authorizationEndpoint.hasSuffix("?") || authorizationEndpoint.hasSuffix("&") ? "" : "&")
                 : "?"
-            return authorizationEndpoint + separator + FormURLEncoding.encode(parameters)
+            return authorizationEndpoint + separator + FormURLEncoding.encode(frontChannelParameters)
         }
 
         public var description: String {

@@ -13,6 +13,11 @@ extension OAuth2 {
         /// `authorization_response_iss_parameter_supported`: every redirect must carry `iss`
         /// ([RFC 9207 §2.4](https://www.rfc-editor.org/rfc/rfc9207#section-2.4)).
         public var requiresIssuerParameter: Bool
+        /// `pushed_authorization_request_endpoint` ([RFC 9126 §2](https://www.rfc-editor.org/rfc/rfc9126#section-2)).
+        public var pushedAuthorizationRequestEndpoint: String?
+        /// `require_pushed_authorization_requests`: authorization requests go through
+        /// ``pushedAuthorizationRequestEndpoint`` only ([RFC 9126 §5](https://www.rfc-editor.org/rfc/rfc9126#section-5)).
+        public var requiresPushedAuthorizationRequests: Bool
 
         public init(
             issuer: String? = nil,
@@ -21,7 +26,9 @@ extension OAuth2 {
             deviceAuthorizationEndpoint: String? = nil,
             revocationEndpoint: String? = nil,
             introspectionEndpoint: String? = nil,
-            requiresIssuerParameter: Bool = false
+            requiresIssuerParameter: Bool = false,
+            pushedAuthorizationRequestEndpoint: String? = nil,
+            requiresPushedAuthorizationRequests: Bool = false
         ) {
             self.issuer = issuer
             self.authorizationEndpoint = authorizationEndpoint
@@ -30,6 +37,34 @@ extension OAuth2 {
             self.revocationEndpoint = revocationEndpoint
             self.introspectionEndpoint = introspectionEndpoint
             self.requiresIssuerParameter = requiresIssuerParameter
+            self.pushedAuthorizationRequestEndpoint = pushedAuthorizationRequestEndpoint
+            self.requiresPushedAuthorizationRequests = requiresPushedAuthorizationRequests
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case issuer, authorizationEndpoint, tokenEndpoint, deviceAuthorizationEndpoint, revocationEndpoint
+            case introspectionEndpoint, requiresIssuerParameter, pushedAuthorizationRequestEndpoint
+            case requiresPushedAuthorizationRequests
+        }
+
+        /// Reads what ``encode(to:)`` wrote, including encodings from before PAR's members.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                issuer: try container.decodeIfPresent(String.self, forKey: .issuer),
+                authorizationEndpoint: try container.decodeIfPresent(String.self, forKey: .authorizationEndpoint),
+                tokenEndpoint: try container.decodeIfPresent(String.self, forKey: .tokenEndpoint),
+                deviceAuthorizationEndpoint: try container.decodeIfPresent(
+                    String.self, forKey: .deviceAuthorizationEndpoint),
+                revocationEndpoint: try container.decodeIfPresent(String.self, forKey: .revocationEndpoint),
+                introspectionEndpoint: try container.decodeIfPresent(String.self, forKey: .introspectionEndpoint),
+                requiresIssuerParameter: try container.decodeIfPresent(Bool.self, forKey: .requiresIssuerParameter)
+                    ?? false,
+                pushedAuthorizationRequestEndpoint: try container.decodeIfPresent(
+                    String.self, forKey: .pushedAuthorizationRequestEndpoint),
+                requiresPushedAuthorizationRequests: try container.decodeIfPresent(
+                    Bool.self, forKey: .requiresPushedAuthorizationRequests) ?? false
+            )
         }
 
         /// The endpoints and the issuer of discovered metadata.
@@ -41,7 +76,9 @@ extension OAuth2 {
                 deviceAuthorizationEndpoint: metadata.deviceAuthorizationEndpoint,
                 revocationEndpoint: metadata.revocationEndpoint,
                 introspectionEndpoint: metadata.introspectionEndpoint,
-                requiresIssuerParameter: metadata.authorizationResponseIssParameterSupported
+                requiresIssuerParameter: metadata.authorizationResponseIssParameterSupported,
+                pushedAuthorizationRequestEndpoint: metadata.pushedAuthorizationRequestEndpoint,
+                requiresPushedAuthorizationRequests: metadata.requirePushedAuthorizationRequests
             )
         }
 

@@ -59,7 +59,15 @@ extension OAuth2 {
         fields[.contentType] = FormURLEncoding.mediaType
         fields[.accept] = "application/json"
         var parameters = parameters
+        let given = parameters.count
         client?.authenticate(fields: &fields, parameters: &parameters)
+        // A request that names the client itself (a pushed authorization request carries
+        // `client_id`, RFC 9126 §2.1) does not get a second one from the authentication.
+        if let added = parameters[given...].firstIndex(where: { $0.name == "client_id" }),
+            parameters[..<given].contains(where: { $0.name == "client_id" && $0.value == parameters[added].value })
+        {
+            parameters.remove(at: added)
+        }
         let request = try HTTPRequest(method: .post, absoluteURL: endpoint, headerFields: fields)
         return (request, Array(FormURLEncoding.encode(parameters).utf8))
     }

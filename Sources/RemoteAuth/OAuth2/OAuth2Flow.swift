@@ -64,7 +64,15 @@ extension OAuth2 {
             additionalParameters: [(name: String, value: String)] = [],
             random: RandomSource
         ) throws -> AuthorizationRequest {
-            try AuthorizationRequest(
+            // RFC 9126 §5: such a server refuses a request that was not pushed; say so here,
+            // not after the browser opened.
+            guard !server.requiresPushedAuthorizationRequests else {
+                throw OAuth2.Error(
+                    .invalidConfiguration,
+                    "the server requires pushed authorization requests (RFC 9126): use startAuthorization or push"
+                )
+            }
+            return try AuthorizationRequest(
                 authorizationEndpoint: server.endpoint(server.authorizationEndpoint, "authorization endpoint"),
                 clientID: client.id,
                 redirectURI: redirectURI,

@@ -30,11 +30,19 @@ extension OAuth2 {
         /// `authorization_response_iss_parameter_supported`
         /// ([RFC 9207 §3](https://www.rfc-editor.org/rfc/rfc9207#section-3)); absent is `false`.
         public var authorizationResponseIssParameterSupported: Bool
+        /// `pushed_authorization_request_endpoint`
+        /// ([RFC 9126 §5](https://www.rfc-editor.org/rfc/rfc9126#section-5)).
+        public var pushedAuthorizationRequestEndpoint: String?
+        /// `require_pushed_authorization_requests`: the server accepts authorization requests
+        /// only through its PAR endpoint ([RFC 9126 §5](https://www.rfc-editor.org/rfc/rfc9126#section-5));
+        /// absent is `false`.
+        public var requirePushedAuthorizationRequests: Bool
         public var additionalParameters: [String: JSONValue]
 
         public init(issuer: String, additionalParameters: [String: JSONValue] = [:]) {
             self.issuer = issuer
             self.authorizationResponseIssParameterSupported = false
+            self.requirePushedAuthorizationRequests = false
             self.additionalParameters = additionalParameters
         }
 
@@ -61,6 +69,8 @@ extension OAuth2 {
             codeChallengeMethodsSupported = try object.stringArray("code_challenge_methods_supported")
             authorizationResponseIssParameterSupported =
                 try object.bool("authorization_response_iss_parameter_supported") ?? false
+            pushedAuthorizationRequestEndpoint = try object.string("pushed_authorization_request_endpoint")
+            requirePushedAuthorizationRequests = try object.bool("require_pushed_authorization_requests") ?? false
             additionalParameters = object.remaining
         }
 
@@ -73,6 +83,7 @@ extension OAuth2 {
                 ("revocation_endpoint", revocationEndpoint), ("introspection_endpoint", introspectionEndpoint),
                 ("userinfo_endpoint", userinfoEndpoint), ("registration_endpoint", registrationEndpoint),
                 ("jwks_uri", jwksURI),
+                ("pushed_authorization_request_endpoint", pushedAuthorizationRequestEndpoint),
             ]
             for (name, value) in strings {
                 if let value { members[name] = .string(value) }
@@ -88,6 +99,9 @@ extension OAuth2 {
             }
             if authorizationResponseIssParameterSupported {
                 members["authorization_response_iss_parameter_supported"] = .bool(true)
+            }
+            if requirePushedAuthorizationRequests {
+                members["require_pushed_authorization_requests"] = .bool(true)
             }
             var container = encoder.singleValueContainer()
             try container.encode(members)

@@ -25,11 +25,31 @@ struct AuthorizationRoutes: Sendable {
 
     /// `GET /oauth2/authorize?response_type=code&client_id=…&redirect_uri=…&code_challenge=…`.
     func authorizePage(_ request: Request) async throws -> Response {
-        let query: OAuth2Parameters
+        var query: OAuth2Parameters
         do {
             query = try OAuth2Parameters(request.queryFields.pairs)
         } catch {
             throw ConsentPage.Refusal(.badRequest, "Invalid request", "A parameter is repeated.")
+        }
+        // RFC 9126 §4: a pushed request is named by its request_uri; the parameters are the
+        // pushed ones, and the client_id in the URL must be the one that pushed it.
+        if let requestURI = query["request_uri"] {
+            guard let pushed = await store.takePushed(requestURI, now: configuration.now()),
+                pushed.clientID == query["client_id"]
+            else {
+                throw ConsentPage.Refusal(
+                    .badRequest,
+                    "Invalid request_uri",
+                    "The request_uri is unknown, expired, already used, or was pushed by another client."
+                )
+            }
+            query = pushed.parameters
+        } else if configuration.requirePushedAuthorizationRequests {
+            throw ConsentPage.Refusal(
+                .badRequest,
+                "Pushed request required",
+                "This server accepts authorization requests only through its PAR endpoint (RFC 9126)."
+            )
         }
         guard let clientID = query["client_id"],
             let client = configuration.oauth2Clients.first(where: { $0.id == clientID })

@@ -31,6 +31,8 @@ struct MetadataRoutes: Sendable {
         let revocationEndpointAuthMethodsSupported: [String]
         let introspectionEndpointAuthMethodsSupported: [String]
         let authorizationResponseIssParameterSupported: Bool
+        let pushedAuthorizationRequestEndpoint: String
+        let requirePushedAuthorizationRequests: Bool
 
         enum CodingKeys: String, CodingKey {
             case issuer
@@ -48,6 +50,8 @@ struct MetadataRoutes: Sendable {
             case revocationEndpointAuthMethodsSupported = "revocation_endpoint_auth_methods_supported"
             case introspectionEndpointAuthMethodsSupported = "introspection_endpoint_auth_methods_supported"
             case authorizationResponseIssParameterSupported = "authorization_response_iss_parameter_supported"
+            case pushedAuthorizationRequestEndpoint = "pushed_authorization_request_endpoint"
+            case requirePushedAuthorizationRequests = "require_pushed_authorization_requests"
         }
     }
 
@@ -72,7 +76,9 @@ struct MetadataRoutes: Sendable {
             tokenEndpointAuthMethodsSupported: methods,
             revocationEndpointAuthMethodsSupported: methods,
             introspectionEndpointAuthMethodsSupported: methods,
-            authorizationResponseIssParameterSupported: true
+            authorizationResponseIssParameterSupported: true,
+            pushedAuthorizationRequestEndpoint: issuer + "/oauth2/par",
+            requirePushedAuthorizationRequests: configuration.requirePushedAuthorizationRequests
         )
     }
 }

@@ -66,7 +66,16 @@ actor OAuth2Store {
         var state: State
     }
 
+    /// An authorization request pushed to the PAR endpoint, under its `request_uri`
+    /// ([RFC 9126 §2](https://www.rfc-editor.org/rfc/rfc9126#section-2)).
+    struct PushedRequest: Sendable {
+        var clientID: String
+        var parameters: OAuth2Parameters
+        var expiresAt: Int64
+    }
+
     private var pending: [String: PendingRequest] = [:]
+    private var pushed: [String: PushedRequest] = [:]
     private var codes: [String: AuthorizationCode] = [:]
     private var accessTokens: [String: AccessToken] = [:]
     private var refreshTokens: [String: RefreshToken] = [:]
@@ -84,6 +93,22 @@ actor OAuth2Store {
     // MARK: Authorization requests and codes
 
     func addPending(_ request: PendingRequest) { pending[request.id] = request }
+
+    /// Keeps a pushed request and returns its `request_uri`; expired ones are dropped first,
+    /// so the table holds only live requests.
+    func addPushed(_ request: PushedRequest, now: Int64) -> String {
+        pushed = pushed.filter { $0.value.expiresAt > now }
+        let uri = "urn:ietf:params:oauth:request_uri:" + token()
+        pushed[uri] = request
+        return uri
+    }
+
+    /// Takes a pushed request out (a `request_uri` is used once, RFC 9126 §4); `nil` when it is
+    /// unknown, used or expired.
+    func takePushed(_ uri: String, now: Int64) -> PushedRequest? {
+        guard let request = pushed.removeValue(forKey: uri), request.expiresAt > now else { return nil }
+        return request
+    }
     func pendingRequest(_ id: String) -> PendingRequest? { pending[id] }
     func removePending(_ id: String) -> PendingRequest? { pending.removeValue(forKey: id) }
 

@@ -1,0 +1,76 @@
+import HTTPTypes
+import Hummingbird
+import RemoteAuth
+
+/// `POST /oauth2/par`, the pushed authorization request endpoint
+/// ([RFC 9126 §2](https://www.rfc-editor.org/rfc/rfc9126#section-2)): the client authenticates
+/// as at the token endpoint and sends the authorization request's parameters as a form; the
+/// request is checked as the authorization endpoint would check it, kept for
+/// ``SandboxConfiguration/pushedRequestTTL`` seconds, and named by a one-time `request_uri`.
+struct PushedAuthorizationRoutes: Sendable {
+    let configuration: SandboxConfiguration
+    let store: OAuth2Store
+
+    var collection: RouteCollection<SandboxRequestContext> {
+        let routes = RouteCollection(context: SandboxRequestContext.self)
+        routes.post("par") { request, _ in try await push(request) }
+        return routes
+    }
+
+    /// `201 Created` with `request_uri` and `expires_in` ([RFC 9126 §2.2](https://www.rfc-editor.org/rfc/rfc9126#section-2.2)),
+    /// or an error response ([§2.3](https://www.rfc-editor.org/rfc/rfc9126#section-2.3)).
+    struct PushedJSON: Encodable {
+        let requestURI: String
+        let expiresIn: Int64
+        enum CodingKeys: String, CodingKey {
+            case requestURI = "request_uri"
+            case expiresIn = "expires_in"
+        }
+    }
+
+    func push(_ request: Request) async throws -> Response {
+        let parameters = try await OAuth2Parameters.body(of: request)
+        let (client, _) = try OAuth2ClientAuthentication(configuration: configuration).authenticate(request, parameters)
+        // §2.1: request_uri is not allowed in a pushed request.
+        guard parameters["request_uri"] == nil else {
+            throw OAuth2Problem(.invalidRequest, "request_uri is not allowed in a pushed request (RFC 9126 §2.1)")
+        }
+        // §2.1: client_id is required and must be the authenticated client.
+        guard parameters["client_id"] == client.id else {
+            throw OAuth2Problem(.invalidRequest, "client_id is missing or is not the authenticated client")
+        }
+        // The checks of the authorization endpoint (RFC 6749 §4.1.1, RFC 7636 §4.3), answered
+        // as JSON errors since there is no redirect yet.
+        if let given = parameters["redirect_uri"] {
+            guard OAuth2Rules.redirectURIMatches(given, registered: client.redirectURIs) else {
+                throw OAuth2Problem(.invalidRequest, "the redirect_uri is not registered for this client")
+            }
+        } else if client.redirectURIs.count != 1 {
+            throw OAuth2Problem(.invalidRequest, "redirect_uri is missing")
+        }
+        guard parameters["response_type"] == "code" else {
+            throw OAuth2Problem(.unsupportedResponseType, "response_type must be code")
+        }
+        guard let challenge = parameters["code_challenge"], parameters["code_challenge_method"] == "S256",
+            challenge.utf8.count == 43, challenge.utf8.allSatisfy(FormURLEncoding.isUnreserved)
+        else {
+            throw OAuth2Problem(.invalidRequest, "PKCE with code_challenge_method S256 is required (RFC 7636)")
+        }
+        guard OAuth2Rules.scope(parameters["scope"], allowed: configuration.oauth2Scopes) != nil else {
+            throw OAuth2Problem(.invalidScope, "scope names a scope this server does not grant")
+        }
+        let now = configuration.now()
+        let uri = await store.addPushed(
+            OAuth2Store.PushedRequest(
+                clientID: client.id,
+                parameters: parameters,
+                expiresAt: now + configuration.pushedRequestTTL
+            ),
+            now: now
+        )
+        return OAuth2JSON.response(
+            PushedJSON(requestURI: uri, expiresIn: configuration.pushedRequestTTL),
+            status: .created
+        )
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+import Testing
+
+/// `remote-auth jwt`: RFC 8037's Ed25519 example signed and verified byte for byte, its
+/// thumbprint, and the refusals with their exit status.
+@Suite struct JWTCLITests {
+    /// RFC 8037 Appendix A.1's key.
+    static let privateJWK =
+        #"{"kty":"OKP","crv":"Ed25519","d":"nWGxne_9WmC6hEr0kuwsxERJxWl7MmkZcDusAxyuf2A","x":"11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo"}"#
+    static let publicJWK = #"{"kty":"OKP","crv":"Ed25519","x":"11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo"}"#
+    /// RFC 8037 Appendix A.4's JWS.
+    static let token =
+        "eyJhbGciOiJFZERTQSJ9.RXhhbXBsZSBvZiBFZDI1NTE5IHNpZ25pbmc.hgyY0il_MGCjP0JzlnLWG1PPOt7-09PGcvMg3AIbQR6dWbhijcNR4ki4iylGjg5BhVsPt9g7sVvpAr_MuM0KAg"
+
+    func write(_ text: String) throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("jwk-\(UUID().uuidString).json").path
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    @Test func rfc8037ExampleEndToEnd() async throws {
+        let privateKey = try write(Self.privateJWK)
+        let publicKey = try write(Self.publicJWK)
+        defer {
+            try? FileManager.default.removeItem(atPath: privateKey)
+            try? FileManager.default.removeItem(atPath: publicKey)
+        }
+        let signed = try await CLI.run(["jwt", "sign", "--key", privateKey, "--raw", "Example of Ed25519 signing"])
+        #expect(signed.status == 0, "\(signed.stderr)")
+        #expect(signed.stdout == Self.token + "\n")
+
+        let verified = try await CLI.run(["jwt", "verify", "--key", publicKey, "--alg", "EdDSA", Self.token])
+        #expect(verified.status == 0, "\(verified.stderr)")
+        #expect(verified.stdout == #"{"header":{"alg":"EdDSA"},"payload":"Example of Ed25519 signing"}"# + "\n")
+
+        // RFC 8037 Appendix A.3.
+        let thumbprint = try await CLI.run(["jwt", "thumbprint", publicKey])
+        #expect(thumbprint.stdout == "kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k\n")
+        #expect(try await CLI.run(["jwt", "thumbprint", privateKey]).stdout == thumbprint.stdout)
+
+        let notAllowed = try await CLI.run(["jwt", "verify", "--key", publicKey, "--alg", "ES256", Self.token])
+        #expect(notAllowed.status == 1)
+        #expect(notAllowed.stdout == "")
+        #expect(
+            notAllowed.stderr
+                == "remote-auth: not verified: algorithmNotAllowed: alg 'EdDSA' is not allowed here (allowed: ES256)\n")
+
+        let tampered = Self.token.replacingOccurrences(of: ".hgyY", with: ".hgyZ")
+        let bad = try await CLI.run(["jwt", "verify", "--key", publicKey, "--alg", "EdDSA", tampered])
+        #expect(bad.status == 1)
+        #expect(bad.stderr == "remote-auth: not verified: invalidSignature: the EdDSA signature does not verify\n")
+
+        let none = try await CLI.run(["jwt", "verify", "--key", publicKey, "--alg", "none", "eyJhbGciOiJub25lIn0.e30."])
+        #expect(none.status == 1)
+
+        let noAlg = try await CLI.run(["jwt", "verify", "--key", publicKey, Self.token])
+        #expect(noAlg.status == 2)
+        #expect(noAlg.stderr.hasPrefix("remote-auth: Error: name the algorithms to allow with --alg"))
+    }
+}
