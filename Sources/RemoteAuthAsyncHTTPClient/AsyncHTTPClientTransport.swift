@@ -56,6 +56,7 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
         configuration: HTTPClient.Configuration = .init(),
         connectTimeout: TimeAmount? = nil,
         timeout: TimeAmount = .seconds(30),
+        maximumResponseBytes: Int = 16 << 20,
         isolation: isolated (any Actor)? = #isolation,
         _ body: (AsyncHTTPClientTransport) async throws -> Result
     ) async throws -> Result {
@@ -64,7 +65,9 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
             configuration: clientConfiguration(configuration, connectTimeout: connect),
             isolation: isolation
         ) { client in
-            try await body(AsyncHTTPClientTransport(client: client, timeout: timeout))
+            try await body(
+                AsyncHTTPClientTransport(client: client, timeout: timeout, maximumResponseBytes: maximumResponseBytes)
+            )
         }
     }
 
@@ -75,15 +78,22 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
         outgoing.headers.append(request.headerFields)
         if let body { outgoing.body = .bytes(ByteBuffer(bytes: body)) }
         let response: HTTPClientResponse
+        let deadline = NIODeadline.now() + timeout
         do {
-            response = try await client.execute(outgoing, timeout: timeout)
+            response = try await client.execute(outgoing, deadline: deadline)
         } catch {
             throw Self.transportError(error, origin: origin, fallback: .connectFailed)
         }
         let fields = try HTTPFields(response.headers)
         let buffer: ByteBuffer
         do {
-            buffer = try await response.body.collect(upTo: maximumResponseBytes)
+            // AsyncHTTPClient's deadline ends with the head; the body gets what is left of it, so
+            // a server that trickles the body cannot hold the request past its deadline.
+            buffer = try await Self.withDeadline(deadline, origin: origin) { [maximumResponseBytes] in
+                try await response.body.collect(upTo: maximumResponseBytes)
+            }
+        } catch let error as TransportError {
+            throw error
         } catch is NIOTooManyBytesError {
             throw TransportError(
                 .responseTooLarge,
@@ -94,6 +104,26 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
         }
         let status = HTTPResponse.Status(code: Int(response.status.code), reasonPhrase: response.status.reasonPhrase)
         return (HTTPResponse(status: status, headerFields: fields), Array(buffer.readableBytesView))
+    }
+
+    /// Runs `body` until `deadline`; past it, `body` is cancelled (AsyncHTTPClient then closes
+    /// the connection) and the request fails with ``RemoteAuth/TransportError/Code/timedOut``.
+    static func withDeadline<T: Sendable>(
+        _ deadline: NIODeadline, origin: String, _ body: @escaping @Sendable () async throws -> T
+    ) async throws -> T {
+        try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask { try await body() }
+            group.addTask {
+                let nanoseconds = max(0, (deadline - NIODeadline.now()).nanoseconds)
+                try await Task.sleep(for: .nanoseconds(nanoseconds))
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let value = first else {
+                throw TransportError(.timedOut, "no complete response from \(origin) in time")
+            }
+            return value
+        }
     }
 
     /// AsyncHTTPClient's `HTTPClientError` by its code; SwiftNIO's and NIOSSL's errors as the NIO

@@ -56,14 +56,20 @@ public struct URLSessionTransport: HTTPTransport {
     let session: URLSession
     /// The deadline for one request, from connecting to the last body byte, in seconds.
     let timeout: TimeInterval
+    /// The largest response body read; a larger one (announced or received) fails the request
+    /// with ``RemoteAuth/TransportError/Code/responseTooLarge`` as soon as it shows.
+    public let maximumResponseBytes: Int
 
     /// A transport with its own ephemeral session.
     ///
     /// - Throws: ``RemoteAuth/TrustError/Code/unsupportedByTransport`` for a trust policy other
     ///   than the system's default, or a client identity (see the type's discussion).
-    public init(timeout: TimeInterval = 30, trust: ServerTrust, clientIdentity: ClientIdentity? = nil) throws {
+    public init(
+        timeout: TimeInterval = 30, maximumResponseBytes: Int = 16 << 20, trust: ServerTrust,
+        clientIdentity: ClientIdentity? = nil
+    ) throws {
         try Self.checkSupported(trust: trust, clientIdentity: clientIdentity)
-        self.init(timeout: timeout)
+        self.init(timeout: timeout, maximumResponseBytes: maximumResponseBytes)
     }
 
     /// Fails closed: a policy this transport cannot evaluate is an error, never skipped.
@@ -83,7 +89,7 @@ public struct URLSessionTransport: HTTPTransport {
     }
 
     /// A transport with its own ephemeral session, trusting the system's roots.
-    public init(timeout: TimeInterval = 30) {
+    public init(timeout: TimeInterval = 30, maximumResponseBytes: Int = 16 << 20) {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.httpShouldSetCookies = false
         configuration.httpCookieStorage = nil
@@ -94,16 +100,18 @@ public struct URLSessionTransport: HTTPTransport {
         configuration.timeoutIntervalForResource = timeout
         session = URLSession(configuration: configuration, delegate: Delegate(), delegateQueue: nil)
         self.timeout = timeout
+        self.maximumResponseBytes = maximumResponseBytes
     }
 
     /// Runs `body` with a transport and invalidates its session afterwards, whether `body`
     /// throws or not.
     public static func withTransport<Result>(
         timeout: TimeInterval = 30,
+        maximumResponseBytes: Int = 16 << 20,
         isolation: isolated (any Actor)? = #isolation,
         _ body: (URLSessionTransport) async throws -> Result
     ) async throws -> Result {
-        let transport = URLSessionTransport(timeout: timeout)
+        let transport = URLSessionTransport(timeout: timeout, maximumResponseBytes: maximumResponseBytes)
         defer { transport.session.finishTasksAndInvalidate() }
         return try await body(transport)
     }
@@ -120,44 +128,41 @@ public struct URLSessionTransport: HTTPTransport {
             urlRequest.addValue(field.value, forHTTPHeaderField: field.name.rawName)
         }
         if let body { urlRequest.httpBody = Data(body) }
-        let delegate = session.delegate as? Delegate
+        guard let delegate = session.delegate as? Delegate else {
+            throw TransportError(.invalidRequest, "the session's delegate is not this transport's")
+        }
         let task = TaskState()
         // The deadline of the whole request; FoundationNetworking's timeouts are idle timeouts.
         let timeout = self.timeout
         let deadline = Task {
             try await Task.sleep(for: .milliseconds(Int64(timeout * 1000)))
             task.timedOut.withLock { $0 = true }
+            // The answer goes back now, whatever URLSession is still busy with (parsing a
+            // 100,000-line head takes FoundationNetworking seconds past a cancel).
+            if let id = task.task.withLock({ $0?.taskIdentifier }) {
+                delegate.finish(
+                    id, throwing: TransportError(.timedOut, "no complete response from \(origin) within \(timeout) s"))
+            }
             task.cancel()
         }
         defer { deadline.cancel() }
+        let limit = maximumResponseBytes
         let (data, response): (Data, URLResponse) = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                let dataTask = session.dataTask(with: urlRequest) { data, response, error in
-                    if let error {
-                        let id = task.task.withLock { $0?.taskIdentifier }
-                        if let id, let declined = delegate?.takeDeclinedResponse(taskIdentifier: id) {
-                            continuation.resume(returning: (Data(), declined))
-                        } else if task.timedOut.withLock({ $0 }) {
-                            continuation.resume(
-                                throwing: TransportError(
-                                    .timedOut,
-                                    "no complete response from \(origin) within \(timeout) s",
-                                    underlying: error
-                                )
-                            )
-                        } else {
-                            continuation.resume(throwing: Self.transportError(error, origin: origin))
-                        }
-                    } else if let response {
-                        continuation.resume(returning: (data ?? Data(), response))
-                    } else {
-                        continuation.resume(throwing: TransportError(.malformedResponse, "\(origin) sent no response"))
-                    }
-                }
+                // No completion handler: the delegate sees each chunk, so a body over the limit
+                // is cut as it arrives, not after it was all kept.
+                let dataTask = session.dataTask(with: urlRequest)
+                delegate.register(
+                    dataTask.taskIdentifier,
+                    Delegate.Pending(
+                        continuation: continuation, state: task, origin: origin, timeout: timeout, limit: limit))
                 task.task.withLock { $0 = dataTask }
                 dataTask.resume()
             }
         } onCancel: {
+            if let id = task.task.withLock({ $0?.taskIdentifier }) {
+                delegate.finish(id, throwing: CancellationError())
+            }
             task.cancel()
         }
         guard let http = response as? HTTPURLResponse else {
@@ -201,6 +206,14 @@ public struct URLSessionTransport: HTTPTransport {
             )
         case .dataLengthExceedsMaximum:
             return TransportError(.responseTooLarge, "the response from \(origin) is too large", underlying: error)
+        case .unknown
+        where error.localizedDescription.hasPrefix("Too large response headers")
+            || error.localizedDescription == "Out of memory":
+            // libcurl's limits on a response head (300 KiB in all, 100 KiB for one field, which
+            // it reports as CURLE_OUT_OF_MEMORY in curl 7.88), passed on by FoundationNetworking
+            // as an unknown error with curl's text: the one code read from the text.
+            return TransportError(
+                .responseTooLarge, "the response head from \(origin) is larger than libcurl accepts", underlying: error)
         case .badURL, .unsupportedURL:
             return TransportError(.invalidRequest, "Foundation does not take the URL for \(origin)", underlying: error)
         case .cancelled:
@@ -219,12 +232,92 @@ public struct URLSessionTransport: HTTPTransport {
         func cancel() { task.withLock { $0?.cancel() } }
     }
 
-    /// Keeps redirects and challenges for ``AuthenticatingClient``.
-    final class Delegate: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
-        // @unchecked because NSObject is not Sendable; the one stored value is behind a Mutex.
-        /// The 401/407 responses of challenges declined, by task, until the task's completion
-        /// handler takes them.
+    /// Keeps redirects and challenges for ``AuthenticatingClient``, and collects each task's
+    /// response within its limit.
+    final class Delegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+        // @unchecked because NSObject is not Sendable; the stored values are behind Mutexes.
+        /// The 401/407 responses of challenges declined, by task, until the task completes.
         private let declined = Mutex<[Int: HTTPURLResponse]>([:])
+        /// The requests in flight, by task.
+        private let pending = Mutex<[Int: Pending]>([:])
+
+        /// One request in flight: where its answer goes, and what arrived so far.
+        struct Pending: Sendable {
+            let continuation: CheckedContinuation<(Data, URLResponse), any Error>
+            let state: TaskState
+            let origin: String
+            let timeout: TimeInterval
+            let limit: Int
+            var response: URLResponse? = nil
+            var data = Data()
+            var tooLarge = false
+        }
+
+        func register(_ id: Int, _ request: Pending) {
+            pending.withLock { $0[id] = request }
+        }
+
+        /// Ends a request now with `error` (the deadline, a cancellation); the task's own
+        /// completion, when it comes, finds nothing left to answer.
+        func finish(_ id: Int, throwing error: any Error) {
+            pending.withLock { $0.removeValue(forKey: id) }?.continuation.resume(throwing: error)
+        }
+
+        func urlSession(
+            _ session: URLSession,
+            dataTask: URLSessionDataTask,
+            didReceive response: URLResponse,
+            completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
+        ) {
+            let allowed = pending.withLock { table -> Bool in
+                guard var request = table[dataTask.taskIdentifier] else { return false }
+                request.response = response
+                // A Content-Length over the limit fails before any of the body is read.
+                if response.expectedContentLength > Int64(request.limit) { request.tooLarge = true }
+                table[dataTask.taskIdentifier] = request
+                return !request.tooLarge
+            }
+            completionHandler(allowed ? .allow : .cancel)
+        }
+
+        func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+            let over = pending.withLock { table -> Bool in
+                guard var request = table[dataTask.taskIdentifier], !request.tooLarge else { return false }
+                if request.data.count + data.count > request.limit {
+                    request.tooLarge = true
+                    request.data = Data()
+                } else {
+                    request.data.append(data)
+                }
+                table[dataTask.taskIdentifier] = request
+                return request.tooLarge
+            }
+            if over { dataTask.cancel() }
+        }
+
+        func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+            guard let request = pending.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
+            let origin = request.origin
+            if request.tooLarge {
+                request.continuation.resume(
+                    throwing: TransportError(
+                        .responseTooLarge, "the response body from \(origin) is larger than \(request.limit) bytes"))
+            } else if let error {
+                if let declined = takeDeclinedResponse(taskIdentifier: task.taskIdentifier) {
+                    request.continuation.resume(returning: (Data(), declined))
+                } else if request.state.timedOut.withLock({ $0 }) {
+                    request.continuation.resume(
+                        throwing: TransportError(
+                            .timedOut, "no complete response from \(origin) within \(request.timeout) s", underlying: error))
+                } else {
+                    request.continuation.resume(throwing: URLSessionTransport.transportError(error, origin: origin))
+                }
+            } else if let response = request.response ?? task.response {
+                request.continuation.resume(returning: (request.data, response))
+            } else {
+                request.continuation.resume(throwing: TransportError(.malformedResponse, "\(origin) sent no response"))
+            }
+        }
 
         /// Whether a challenge is TLS's (server trust, client certificate), which only Apple
         /// platforms deliver to the delegate: FoundationNetworking has neither method.

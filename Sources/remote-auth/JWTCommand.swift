@@ -11,7 +11,7 @@ struct JWTCommand: AsyncParsableCommand {
         commandName: "jwt",
         abstract: "Sign and verify JSON Web Tokens (compact JWS), and print JWK thumbprints.",
         discussion: """
-            Algorithms: ES256, RS256, PS256, EdDSA (Ed25519), HS256 (RFC 7518, RFC 8037). Keys are PEM \
+            Algorithms: ES256, RS256, PS256, EdDSA and Ed25519, HS256 (RFC 7518, RFC 8037, RFC 9864). Keys are PEM \
             files (PKCS#8, SEC 1 or PKCS#1; public keys as SubjectPublicKeyInfo) or JWK files; a JWK \
             Set file or --jwks URL holds several keys, chosen by kid. Verification allows only the \
             algorithms named with --alg, never 'none', refuses a 'crit' header, and never falls back \

@@ -14,6 +14,7 @@ import Testing
             try .rsa(rsaKey, algorithm: .rs256, keyID: "rs"),
             try .rsa(rsaKey, algorithm: .ps256, keyID: "ps"),
             .ed25519(Curve25519.Signing.PrivateKey(), keyID: "ed"),
+            .ed25519(Curve25519.Signing.PrivateKey(), algorithm: .ed25519, keyID: "ed-rfc9864"),
             try .hmacSHA256(Array(repeating: 7, count: 32), keyID: "hs"),
         ]
     }

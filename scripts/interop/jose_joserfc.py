@@ -2,7 +2,7 @@
 """Interop: Python's joserfc and RemoteAuth's JOSE module (through `remote-auth jwt`) read
 each other's tokens, for every algorithm the library implements.
 
-For ES256, RS256, PS256, EdDSA and HS256, with keys joserfc generates:
+For ES256, RS256, PS256, EdDSA, Ed25519 (RFC 9864) and HS256, with keys joserfc generates:
 - `remote-auth jwt sign` (with the key as a private JWK and, for the asymmetric ones, as PEM)
   makes a token joserfc verifies, with the same header and claims;
 - joserfc signs a token `remote-auth jwt verify` accepts with the public JWK, a JWK Set (by
@@ -59,6 +59,7 @@ KEYS = {
     "RS256": lambda: RSAKey.generate_key(2048),
     "PS256": lambda: RSAKey.generate_key(2048),
     "EdDSA": lambda: OKPKey.generate_key("Ed25519"),
+    "Ed25519": lambda: OKPKey.generate_key("Ed25519"),
     "HS256": lambda: OctKey.generate_key(256),
 }
 claims = {"iss": "https://issuer.example", "sub": "alice", "aud": "client", "n": 7, "ok": True,

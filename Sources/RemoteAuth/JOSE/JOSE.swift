@@ -30,6 +30,10 @@ extension JOSE {
         /// EdDSA; this library implements the Ed25519 curve only
         /// ([RFC 8037 §3.1](https://www.rfc-editor.org/rfc/rfc8037#section-3.1)).
         public static let edDSA = Self(rawValue: "EdDSA")
+        /// Ed25519, fully specified ([RFC 9864 §2.2](https://www.rfc-editor.org/rfc/rfc9864#section-2.2)):
+        /// the same signatures as `EdDSA` with an Ed25519 key, named so that the algorithm alone
+        /// says which curve.
+        public static let ed25519 = Self(rawValue: "Ed25519")
         /// HMAC with SHA-256 ([RFC 7518 §3.2](https://www.rfc-editor.org/rfc/rfc7518#section-3.2)).
         public static let hs256 = Self(rawValue: "HS256")
         /// No signature ([RFC 7518 §3.6](https://www.rfc-editor.org/rfc/rfc7518#section-3.6)).
@@ -37,16 +41,16 @@ extension JOSE {
         public static let none = Self(rawValue: "none")
 
         /// Every algorithm this library signs and verifies with.
-        public static let implemented: Set<Algorithm> = [.es256, .rs256, .ps256, .edDSA, .hs256]
+        public static let implemented: Set<Algorithm> = [.es256, .rs256, .ps256, .edDSA, .ed25519, .hs256]
         /// The asymmetric ones: what a verifier of someone else's signature allows by default.
-        public static let asymmetric: Set<Algorithm> = [.es256, .rs256, .ps256, .edDSA]
+        public static let asymmetric: Set<Algorithm> = [.es256, .rs256, .ps256, .edDSA, .ed25519]
 
         /// The JWK `kty` a key for this algorithm has.
         var keyType: JWK.KeyType? {
             switch self {
             case .es256: .ec
             case .rs256, .ps256: .rsa
-            case .edDSA: .okp
+            case .edDSA, .ed25519: .okp
             case .hs256: .oct
             default: nil
             }

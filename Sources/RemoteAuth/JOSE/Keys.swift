@@ -56,9 +56,12 @@ extension JOSE {
             return SigningKey(.rsa(key), algorithm: algorithm, keyID: keyID)
         }
 
-        /// An EdDSA key on Ed25519. [RFC 8037 §3.1](https://www.rfc-editor.org/rfc/rfc8037#section-3.1)
-        public static func ed25519(_ key: Curve25519.Signing.PrivateKey, keyID: String? = nil) -> SigningKey {
-            SigningKey(.ed25519(key), algorithm: .edDSA, keyID: keyID)
+        /// An Ed25519 key, signing as `EdDSA` ([RFC 8037 §3.1](https://www.rfc-editor.org/rfc/rfc8037#section-3.1),
+        /// the default) or as `Ed25519` ([RFC 9864](https://www.rfc-editor.org/rfc/rfc9864#section-2.2)).
+        public static func ed25519(
+            _ key: Curve25519.Signing.PrivateKey, algorithm: Algorithm = .edDSA, keyID: String? = nil
+        ) -> SigningKey {
+            SigningKey(.ed25519(key), algorithm: algorithm == .ed25519 ? .ed25519 : .edDSA, keyID: keyID)
         }
 
         /// An HS256 key: at least 32 octets, as
@@ -110,7 +113,7 @@ extension JOSE {
                         throw JOSE.Error(.invalidKey, "'x' is not the public key of 'd'")
                     }
                 }
-                self = .ed25519(key, keyID: jwk.keyID)
+                self = .ed25519(key, algorithm: jwk.algorithm ?? algorithm ?? .edDSA, keyID: jwk.keyID)
             case .rsa:
                 let key: _RSA.Signing.PrivateKey
                 do {
@@ -139,10 +142,10 @@ extension JOSE {
         public init(pem: String, algorithm: Algorithm? = nil, keyID: String? = nil) throws {
             if algorithm == nil || algorithm == .es256, let key = try? P256.Signing.PrivateKey(pemRepresentation: pem) {
                 self = .p256(key, keyID: keyID)
-            } else if algorithm == nil || algorithm == .edDSA,
+            } else if algorithm == nil || algorithm == .edDSA || algorithm == .ed25519,
                 let key = try? Curve25519.Signing.PrivateKey(pemRepresentation: pem)
             {
-                self = .ed25519(key, keyID: keyID)
+                self = .ed25519(key, algorithm: algorithm ?? .edDSA, keyID: keyID)
             } else if algorithm == nil || algorithm == .rs256 || algorithm == .ps256,
                 let key = try? _RSA.Signing.PrivateKey(pemRepresentation: pem)
             {
