@@ -28,32 +28,30 @@ public protocol CoordinatedTokenStore: TokenStore {
     ) async throws -> Result
 }
 
-/// Turns the keys of one process's ``CoordinatedTokenStore`` over to one task at a time, in the
-/// order they asked: the bookkeeping of ``CoordinatedTokenStore/withExclusiveAccess(service:account:_:)``
-/// for a store actor (``InMemoryTokenStore``; the file store adds its file lock inside it).
-///
-/// Use it from one actor only: ``acquire(_:)`` and ``release(_:)`` are not safe to call from two
-/// isolation domains at once, which the actor that owns it rules out.
-package struct KeyedExclusion: Sendable {
+/// Turns the keys of ``InMemoryTokenStore`` over to one task at a time, in the order they asked:
+/// the bookkeeping of its ``CoordinatedTokenStore/withExclusiveAccess(service:account:_:)``. A
+/// value the actor owns, so its mutations are serialized by the actor. Waiting is not cancellable
+/// and has no deadline: the holder is a task of the same process.
+struct KeyedExclusion: Sendable {
     /// Keys held now, each with the tasks waiting for it, first come first served.
     private var waiting: [TokenStoreKey: [CheckedContinuation<Void, Never>]] = [:]
 
-    package init() {}
+    init() {}
 
     /// Returns at once when `key` is free; else a continuation to wait on.
-    package mutating func tryAcquire(_ key: TokenStoreKey) -> Bool {
+    mutating func tryAcquire(_ key: TokenStoreKey) -> Bool {
         guard waiting[key] == nil else { return false }
         waiting[key] = []
         return true
     }
 
     /// Queues `continuation` for `key`, resumed by the ``release(_:)`` that hands it the key.
-    package mutating func enqueue(_ continuation: CheckedContinuation<Void, Never>, for key: TokenStoreKey) {
+    mutating func enqueue(_ continuation: CheckedContinuation<Void, Never>, for key: TokenStoreKey) {
         waiting[key, default: []].append(continuation)
     }
 
     /// Hands `key` to the next waiter, or frees it.
-    package mutating func release(_ key: TokenStoreKey) {
+    mutating func release(_ key: TokenStoreKey) {
         guard var queue = waiting[key], !queue.isEmpty else {
             waiting[key] = nil
             return
