@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "RemoteAuthLoopback", targets: ["RemoteAuthLoopback"]),
         .library(name: "RemoteAuthAsyncHTTPClient", targets: ["RemoteAuthAsyncHTTPClient"]),
         .library(name: "RemoteAuthNIO", targets: ["RemoteAuthNIO"]),
+        .library(name: "RemoteAuthPostgres", targets: ["RemoteAuthPostgres"]),
         .executable(name: "remote-auth", targets: ["remote-auth"]),
     ],
     dependencies: [
@@ -35,6 +36,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
         .target(
@@ -109,6 +111,17 @@ let package = Package(
         .target(
             name: "RemoteAuthFileStore",
             dependencies: ["RemoteAuth"],
+            swiftSettings: swiftSettings
+        ),
+        // Tokens shared by the instances of a backend, in PostgreSQL. Nothing else depends on it:
+        // the core and the tool stay free of postgres-nio.
+        .target(
+            name: "RemoteAuthPostgres",
+            dependencies: [
+                "RemoteAuth",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -186,6 +199,21 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // Runs against a real PostgreSQL server named by POSTGRES_URL, which
+        // scripts/interop/postgres_store.sh starts; without it every test is skipped.
+        .testTarget(
+            name: "RemoteAuthPostgresTests",
+            dependencies: [
+                "RemoteAuth",
+                "RemoteAuthPostgres",
+                "RemoteAuthSandbox",
+                "RemoteAuthAsyncHTTPClient",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -20,6 +20,8 @@
 #                     unpinned requests leak the credential to it, pinned ones never reach it
 #   openssl + curl    mutual TLS: client certificates and PKCS#12 bundles against --client-ca
 #   httpbin (PyPI, under gunicorn) a Digest server for `remote-auth request`: MD5, SHA-256 × auth, auth-int
+#   PostgreSQL (Debian) the RemoteAuthPostgres token store: a throwaway server on loopback, N
+#                     instances refreshing one session against the sandbox (one refresh per expiry)
 #
 # The PyPI peers are pinned in scripts/requirements.txt and installed into one venv,
 # .build/interop-venv (REMOTE_AUTH_INTEROP_VENV to put it elsewhere), whose bin/ comes first on
@@ -107,6 +109,9 @@ step mitm bash scripts/interop/mitm_pinning.sh "$binary"
 
 echo "interop: mutual TLS with client certificates and PKCS#12 bundles made by openssl, for remote-auth and curl"
 step mtls bash scripts/interop/mtls_pkcs12.sh "$binary"
+
+echo "interop: the PostgreSQL token store against a PostgreSQL server (Debian), shared by instances refreshing against the sandbox"
+step postgres-store bash scripts/interop/postgres_store.sh
 
 # The sandbox's --config: the RSA-SHA1 consumer the oauthlib flow needs (the public key of the
 # vector rfc5849_1.2_photos_rsa_sha1, whose private key oauthlib signs with), and one more

@@ -36,6 +36,19 @@ enum AtomicFile {
         }
     }
 
+    /// Removes the temporary files that writers of `path` killed before their rename left
+    /// behind (`.NAME.UUID.tmp`). Call it only holding the file's lock: then no live writer owns
+    /// one.
+    static func removeTemporaryFiles(of path: String) {
+        let url = URL(fileURLWithPath: path)
+        let folder = url.deletingLastPathComponent()
+        let prefix = ".\(url.lastPathComponent)."
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return }
+        for name in names where name.hasPrefix(prefix) && name.hasSuffix(".tmp") {
+            try? FileManager.default.removeItem(at: folder.appendingPathComponent(name))
+        }
+    }
+
     /// `$REMOTE_AUTH_HOME/NAME`, else `$XDG_CONFIG_HOME/remote-auth/NAME`, else
     /// `~/.config/remote-auth/NAME`.
     static func defaultPath(_ name: String, environment: [String: String]) -> String {

@@ -4,7 +4,7 @@ import Foundation
 /// names the file and never holds a secret.
 public struct FileStoreError: Error, Hashable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
-        private enum Base: String, Sendable { case corruptFile, permissionsTooOpen, unreadable }
+        private enum Base: String, Sendable { case corruptFile, permissionsTooOpen, unreadable, lockTimeout }
         private let base: Base
         /// The file is not the JSON the store writes (truncated, edited by hand, another format).
         public static let corruptFile = Code(base: .corruptFile)
@@ -13,6 +13,10 @@ public struct FileStoreError: Error, Hashable, CustomStringConvertible {
         public static let permissionsTooOpen = Code(base: .permissionsTooOpen)
         /// The file exists but cannot be read (permissions of the process, a folder in its place).
         public static let unreadable = Code(base: .unreadable)
+        /// The store's lock file (`PATH.lock`) stayed locked by another process (or another
+        /// store object) for longer than the store's `lockTimeout`: a refresh that hangs, or a
+        /// process stopped while holding it.
+        public static let lockTimeout = Code(base: .lockTimeout)
         public var description: String { base.rawValue }
     }
 

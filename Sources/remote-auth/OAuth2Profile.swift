@@ -32,13 +32,18 @@ struct OAuth2Profile: Sendable {
     }
 
     /// The token session, refreshing at the stored token endpoint over `transport` (RFC 6749 §6)
-    /// and saving what it renews under the profile.
-    func tokenSession(over transport: any HTTPTransport) async throws -> OAuth2.TokenSession {
+    /// and saving what it renews under the profile. The file store is shared: a refresh holds
+    /// its lock, so processes using the profile at once refresh it once.
+    func tokenSession(
+        over transport: any HTTPTransport,
+        policy: OAuth2.RefreshPolicy = .init()
+    ) async throws -> OAuth2.TokenSession {
         try await OAuth2.TokenSession.restore(
             from: store,
             service: key.service,
             account: key.account,
             transport: transport,
+            policy: policy,
             now: unixNow
         )
     }

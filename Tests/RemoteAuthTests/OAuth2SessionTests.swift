@@ -75,9 +75,10 @@ import Testing
     }
 
     /// `invalid_grant` after a sibling process rotated the token: the store's tokens are
-    /// adopted and the call succeeds.
+    /// adopted and the call succeeds. (A store that does not coordinate refreshes: with one
+    /// that does, the rotation is adopted before any refresh, below.)
     @Test func invalidGrantAfterASiblingsRotation() async throws {
-        let store = InMemoryTokenStore()
+        let store = FlakyTokenStore()
         let refresher = ScriptedRefresher([ScriptedRefresher.throwing(Fixture.invalidGrant)])
         let session = try Self.make(
             Fixture.tokens("a1", refresh: "r1", expiresAt: 900),

@@ -51,10 +51,13 @@ public struct TokenStoreKey: Sendable, Hashable, Codable, Comparable, CustomStri
     public var description: String { "\(service)/\(account)" }
 }
 
-/// A ``TokenStore`` in memory, for the process's lifetime.
-public actor InMemoryTokenStore: TokenStore {
+/// A ``TokenStore`` in memory, for the process's lifetime. Its
+/// ``withExclusiveAccess(service:account:_:)`` serializes the tasks of this process, in the order
+/// they asked.
+public actor InMemoryTokenStore: CoordinatedTokenStore {
     private var sessions: [TokenStoreKey: StoredSession] = [:]
     private let listeners = TokenStoreListeners()
+    private var exclusion = KeyedExclusion()
 
     public init() {}
 
@@ -77,4 +80,27 @@ public actor InMemoryTokenStore: TokenStore {
     public func keys() -> [TokenStoreKey] { sessions.keys.sorted() }
 
     public nonisolated func changes() -> AsyncStream<TokenStoreChange> { listeners.stream() }
+
+    public func withExclusiveAccess<Result: Sendable>(
+        service: String,
+        account: String,
+        _ body: @Sendable (_ session: inout StoredSession?) async throws -> Result
+    ) async throws -> Result {
+        let key = TokenStoreKey(service: service, account: account)
+        if !exclusion.tryAcquire(key) {
+            await withCheckedContinuation { exclusion.enqueue($0, for: key) }
+        }
+        defer { exclusion.release(key) }
+        let current = sessions[key]
+        var session = current
+        let result = try await body(&session)
+        if session != current {
+            if let session {
+                save(session, service: service, account: account)
+            } else {
+                removeSession(service: service, account: account)
+            }
+        }
+        return result
+    }
 }

@@ -19,6 +19,11 @@ extension OAuth2 {
     ///   tokens when their refresh token differs from the refused one, else fail with
     ///   ``OAuth2/Error/Code/reauthorizationRequired``. From then on every call re-reads the
     ///   store, so a sign-in made elsewhere revives the session.
+    /// - Shared stores: through a ``CoordinatedTokenStore`` the refresh runs while holding the
+    ///   session's key, after ``storeReadBeforeRefresh(_:at:)``: tokens another process rotated
+    ///   since ours were read are adopted (and used until they expire) instead of spending the
+    ///   refresh token a second time, which a server with reuse detection answers by revoking
+    ///   the grant ([RFC 9700 §4.14.2](https://www.rfc-editor.org/rfc/rfc9700#section-4.14.2)).
     /// - Any other refresh failure (a ``TransportError``, a `server_error`) is handed to the
     ///   callers as is; the next call may refresh again.
     /// - At most ``RefreshPolicy/maximumRefreshes`` per ``RefreshPolicy/window`` seconds.
@@ -60,6 +65,8 @@ extension OAuth2 {
         private var pending: Tokens?
         /// The refresh token the last refresh was sent with.
         private var refreshedWith: Secret?
+        /// The access token whose refusal (`invalid_token`) started the refresh in flight.
+        private var refusedAccessToken: Secret?
         /// The server's `invalid_grant`, kept for the terminal error.
         private var refusal: OAuth2.Error?
         private var state = State.idle
@@ -70,6 +77,9 @@ extension OAuth2 {
             self.tokens = tokens
             self.policy = policy
         }
+
+        /// `true` when a refresh returned tokens the store has not saved yet.
+        package var hasPendingTokens: Bool { pending != nil }
 
         /// `true` while a flight is under way.
         package var isBusy: Bool {
@@ -106,7 +116,47 @@ extension OAuth2 {
                     OAuth2.Error(.reauthorizationRequired, "the access token was refused and there is no refresh token")
                 )
             }
-            return startRefresh(at: now, stillUsable: false)
+            let action = startRefresh(at: now, stillUsable: false)
+            if case .startRefresh = action { refusedAccessToken = accessToken }
+            return action
+        }
+
+        /// Before the refresh the last action started, holding the session's key in a
+        /// ``CoordinatedTokenStore``: the tokens stored there now (`nil`: none, or another
+        /// protocol).
+        ///
+        /// Stored tokens that differ from ours were rotated by another process (or a new
+        /// sign-in) since ours were read. They are adopted, and used while they have not expired:
+        /// refreshing them again within the skew would spend one refresh per process. Expired
+        /// ones are refreshed with their own refresh token, never with ours, which the server
+        /// has already rotated. Otherwise the refresh goes ahead as started.
+        ///
+        /// - Returns: ``Action/use(_:)``, or ``Action/startRefresh(_:)`` with the tokens to
+        ///   refresh, now, still holding the key.
+        package mutating func storeReadBeforeRefresh(_ stored: Tokens?, at now: Int64) -> Action {
+            let refused = refusedAccessToken
+            refusedAccessToken = nil
+            guard let stored, stored.accessToken != tokens.accessToken || stored.refreshToken != tokens.refreshToken
+            else { return .startRefresh(tokens) }
+            tokens = stored
+            pending = nil
+            if !stored.expires(within: 0, of: now), stored.accessToken != refused {
+                // No refresh happened: it does not count against the window.
+                if !refreshStarts.isEmpty { refreshStarts.removeLast() }
+                refreshedWith = nil
+                state = .idle
+                return .use(stored)
+            }
+            guard stored.refreshToken != nil else {
+                return terminal(
+                    OAuth2.Error(
+                        .reauthorizationRequired,
+                        "the stored access token expired or was refused and there is no refresh token"
+                    )
+                )
+            }
+            refreshedWith = stored.refreshToken
+            return .startRefresh(stored)
         }
 
         /// The refresher returned `new`: persist it (with the old refresh token when the

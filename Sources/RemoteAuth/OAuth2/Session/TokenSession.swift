@@ -5,6 +5,11 @@ extension OAuth2 {
     /// `invalid_token`, single flight, persist before use, re-read the store after
     /// `invalid_grant`, a refresh window).
     ///
+    /// With a ``CoordinatedTokenStore`` (``InMemoryTokenStore``, `FileTokenStore`,
+    /// `PostgresTokenStore`) every refresh runs holding the session's key in the store: processes
+    /// and machines sharing the store refresh a session once, and each adopts what another one
+    /// saved instead of spending the rotated refresh token again.
+    ///
     /// ```swift
     /// let session = try await OAuth2.TokenSession.restore(
     ///     from: store, service: "github", account: "alice",
@@ -28,6 +33,9 @@ extension OAuth2 {
         /// The origins the token may be sent to (``Session/resourceOrigins``, checked at init).
         public nonisolated let resourceScopes: [AuthScope]
         private let store: any TokenStore
+        /// The store, when it coordinates refreshes across processes: then every refresh runs
+        /// holding the session's key (``CoordinatedTokenStore``).
+        private let coordinated: (any CoordinatedTokenStore)?
         private let refresher: Refresher
         private let now: @Sendable () -> Int64
         /// The session as last saved or read, its tokens aside (the machine holds those).
@@ -58,6 +66,7 @@ extension OAuth2 {
             self.key = TokenStoreKey(service: service, account: account)
             self.resourceScopes = try session.resourceScopes()
             self.store = store
+            self.coordinated = store as? any CoordinatedTokenStore
             self.refresher = refresher
             self.now = now
             self.stored = session
@@ -142,6 +151,10 @@ extension OAuth2 {
                 case .waitForRefresh:
                     preconditionFailure("the refresh state machine never waits for its own flight")
                 case .startRefresh(let tokens):
+                    if let coordinated {
+                        action = await refreshHoldingKey(coordinated)
+                        continue
+                    }
                     refreshCount += 1
                     do {
                         let new = try await refresher(tokens)
@@ -165,6 +178,47 @@ extension OAuth2 {
                     if let found, action.adoptsStoredTokens { stored = found }
                 }
             }
+        }
+
+        /// The refresh through a shared store: holding the session's key, re-reads it, adopts
+        /// tokens another process rotated meanwhile or refreshes, and saves the new tokens before
+        /// the key is released, so the next holder sees them.
+        private func refreshHoldingKey(_ coordinated: any CoordinatedTokenStore) async -> RefreshStateMachine.Action {
+            do {
+                let (action, saved) = try await coordinated.withExclusiveAccess(
+                    service: key.service,
+                    account: key.account
+                ) { session in
+                    let (action, renewed) = await self.refreshWhileHolding(session?.oauth2)
+                    if let renewed { session = .oauth2(renewed) }
+                    return (action, renewed)
+                }
+                guard let saved else { return action }
+                stored = saved
+                return machine.persisted()
+            } catch {
+                // Before the refresh (no access to the key) or after it (the save failed: the
+                // new tokens stay pending and are saved first next time).
+                return machine.hasPendingTokens ? machine.persistFailed(error) : machine.refreshFailed(error, at: now())
+            }
+        }
+
+        /// The part of ``refreshHoldingKey(_:)`` that runs holding the key: the action that
+        /// follows, and the session to save when the refresh succeeded.
+        private func refreshWhileHolding(_ found: Session?) async -> (RefreshStateMachine.Action, Session?) {
+            var action = machine.storeReadBeforeRefresh(found?.tokens, at: now())
+            if let found, found.tokens == machine.tokens { stored = found }
+            guard case .startRefresh(let tokens) = action else { return (action, nil) }
+            refreshCount += 1
+            do {
+                action = machine.refreshSucceeded(try await refresher(tokens), at: now())
+            } catch {
+                return (machine.refreshFailed(error, at: now()), nil)
+            }
+            guard case .persist(let renewed) = action else { return (action, nil) }
+            var session = stored
+            session.tokens = renewed
+            return (action, session)
         }
     }
 }
