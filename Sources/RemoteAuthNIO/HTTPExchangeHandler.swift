@@ -36,6 +36,9 @@ final class HTTPExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         var head: HTTPResponseHead?
         var body: [UInt8] = []
         var writeError: (any Error)?
+        /// The whole request left: a server that answers before it has read the request (an
+        /// early 413, say) does not get the connection reused, its reading state unknown.
+        var requestWritten = false
         var responseStarted = false
     }
 
@@ -97,6 +100,7 @@ final class HTTPExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         written.futureResult.assumeIsolated().whenComplete { result in
             switch result {
             case .success:
+                self.inFlight?.requestWritten = true
                 if self.phase == .writing { self.phase = .head }
             case .failure(let error):
                 // The reason, such as a TLS 1.3 server's alert refusing a missing client
@@ -141,7 +145,11 @@ final class HTTPExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
             inFlight = nil
             phase = .writing
             exchange.promise.succeed(
-                Response(head: head, body: exchange.body, keepAlive: exchange.keepAlive && head.isKeepAlive)
+                Response(
+                    head: head,
+                    body: exchange.body,
+                    keepAlive: exchange.keepAlive && head.isKeepAlive && exchange.requestWritten
+                )
             )
         }
     }
