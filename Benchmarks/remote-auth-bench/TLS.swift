@@ -1,4 +1,5 @@
 import HTTPTypes
+import NIOCore
 import RemoteAuth
 import RemoteAuthAsyncHTTPClient
 import RemoteAuthNIO
