@@ -55,7 +55,7 @@ func withCountingTLSSandbox<T: Sendable>(
         idleTimeout: TimeAmount = .seconds(60),
         maximumConnectionsPerOrigin: Int = 8,
         maximumResponseBytes: Int = 1 << 20,
-        timeout: TimeAmount = .seconds(10)
+        timeout: TimeAmount = .seconds(30)
     ) throws -> NIOHTTP1Transport {
         try NIOHTTP1Transport(
             configuration: .init(
@@ -254,11 +254,20 @@ func withCountingTLSSandbox<T: Sendable>(
         let connections = ConnectionCounter()
         try await withCountingTLSSandbox(serving: leaf, pki: pki, arrivals: arrivals, connections: connections) {
             sandbox in
-            let transport = try Self.transport(try Self.pinned(leaf, pki), idleTimeout: .milliseconds(300))
+            let transport = try Self.transport(try Self.pinned(leaf, pki), idleTimeout: .seconds(2))
             _ = try await getBasic(sandbox.baseURL, over: transport)
             _ = try await getBasic(sandbox.baseURL, over: transport)
             #expect(connections.count == 1)
-            try await Task.sleep(for: .milliseconds(900))
+            // The timer closes the idle connection and the pool forgets it.
+            let key = ConnectionPool.Key(scheme: "https", host: "127.0.0.1", port: sandbox.port)
+            #expect(transport.poolState.keys[key]?.idle.count == 1)
+            let clock = ContinuousClock()
+            let parked = clock.now
+            while transport.poolState.keys[key] != nil, clock.now - parked < .seconds(20) {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            #expect(transport.poolState.keys[key] == nil)
+            #expect(clock.now - parked > .milliseconds(1500))
             _ = try await getBasic(sandbox.baseURL, over: transport)
             #expect(connections.count == 2)
             // Reuse off: a connection per request, each with `Connection: close`.
