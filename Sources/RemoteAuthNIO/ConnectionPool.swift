@@ -11,7 +11,8 @@ struct PooledConnection: Sendable {
 }
 
 /// The keep-alive connections of one ``NIOHTTP1Transport``: ``ConnectionPoolState`` behind a
-/// lock, plus the channels, the idle timers and the continuations of waiting requests.
+/// lock, plus the channels and the continuations of waiting requests. (Each connection's
+/// ``HTTPExchangeHandler`` closes it after its idle timeout; the pool hears of it as of any close.)
 ///
 /// A pool belongs to one transport and never outlives its configuration: the trust policy and
 /// the client identity are fixed when the transport is made, so every connection in the pool was
@@ -43,9 +44,6 @@ final class ConnectionPool: Sendable {
     private struct Entry {
         let connection: PooledConnection
         var isClosed = false
-        /// Counts the times it was parked, so that a late idle timer of an earlier park does nothing.
-        var parks = 0
-        var idleTimer: Scheduled<Void>?
     }
 
     private struct Storage {
@@ -55,13 +53,11 @@ final class ConnectionPool: Sendable {
         var nextID = 0
     }
 
-    let idleTimeout: TimeAmount
     /// A copy of the bookkeeping, for tests.
     var state: ConnectionPoolState<Key> { storage.withLockedValue { $0.state } }
     private let storage: NIOLockedValueBox<Storage>
 
-    init(maximumPerOrigin: Int, idleTimeout: TimeAmount) {
-        self.idleTimeout = idleTimeout
+    init(maximumPerOrigin: Int) {
         self.storage = NIOLockedValueBox(Storage(state: ConnectionPoolState(maximumPerKey: maximumPerOrigin)))
     }
 
@@ -76,8 +72,6 @@ final class ConnectionPool: Sendable {
                 let lease = storage.state.lease(key, waiter: waiter)
                 switch lease {
                 case .reuse(let id):
-                    storage.entries[id]?.idleTimer?.cancel()
-                    storage.entries[id]?.idleTimer = nil
                     return (lease, waiter, storage.entries[id]?.connection)
                 case .wait:
                     storage.waiters[waiter] = .pending
@@ -189,18 +183,7 @@ final class ConnectionPool: Sendable {
         let release = storage.withLockedValue { storage -> ConnectionPoolState<Key>.Release in
             let isOpen = storage.entries[connection.id].map { !$0.isClosed } ?? false
             let release = storage.state.release(connection.id, of: connection.key, reusable: reusable && isOpen)
-            switch release {
-            case .park(let id):
-                storage.entries[id]?.parks += 1
-                let parks = storage.entries[id]?.parks ?? 0
-                storage.entries[id]?.idleTimer = connection.channel.eventLoop.scheduleTask(in: idleTimeout) {
-                    self.expire(connection, parks: parks)
-                }
-            case .close(let id, _):
-                storage.entries[id] = nil
-            case .handOver:
-                break
-            }
+            if case .close(let id, _) = release { storage.entries[id] = nil }
             return release
         }
         switch release {
@@ -214,27 +197,12 @@ final class ConnectionPool: Sendable {
         }
     }
 
-    /// The idle timer of a connection's `parks`th park ran out.
-    private func expire(_ connection: PooledConnection, parks: Int) {
-        let (expired, next) = storage.withLockedValue { storage -> (Bool, Int?) in
-            guard storage.entries[connection.id]?.parks == parks else { return (false, nil) }
-            let (wasIdle, next) = storage.state.closed(connection.id, of: connection.key)
-            if wasIdle { storage.entries[connection.id] = nil }
-            return (wasIdle, next)
-        }
-        if expired { connection.channel.close(promise: nil) }
-        if let next { settle(next, with: .success(.connect)) }
-    }
-
     /// The channel of `connection` closed, whoever closed it.
     private func closed(_ connection: PooledConnection) {
         let next = storage.withLockedValue { storage -> Int? in
             storage.entries[connection.id]?.isClosed = true
             let (wasIdle, next) = storage.state.closed(connection.id, of: connection.key)
-            if wasIdle {
-                storage.entries[connection.id]?.idleTimer?.cancel()
-                storage.entries[connection.id] = nil
-            }
+            if wasIdle { storage.entries[connection.id] = nil }
             return next
         }
         if let next { settle(next, with: .success(.connect)) }
@@ -245,11 +213,7 @@ final class ConnectionPool: Sendable {
     func shutDown() -> [EventLoopFuture<Void>] {
         let (channels, waiters) = storage.withLockedValue { storage -> ([any Channel], [Int]) in
             let (idle, waiters) = storage.state.shutDown()
-            let channels = idle.compactMap { id -> (any Channel)? in
-                let entry = storage.entries.removeValue(forKey: id)
-                entry?.idleTimer?.cancel()
-                return entry?.connection.channel
-            }
+            let channels = idle.compactMap { storage.entries.removeValue(forKey: $0)?.connection.channel }
             return (channels, waiters)
         }
         for waiter in waiters { settle(waiter, with: .failure(Self.shutDownError)) }

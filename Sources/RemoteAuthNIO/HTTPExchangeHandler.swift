@@ -22,6 +22,11 @@ final class HTTPExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         let keepAlive: Bool
     }
 
+    /// The request's deadline passed while it was in `phase`; the connection is closed.
+    struct DeadlinePassed: Error {
+        let phase: NIOHTTP1Transport.Phase
+    }
+
     /// Why an exchange failed, with what a retry needs to know: whether any byte of the response
     /// had arrived.
     struct Failure: Error {
@@ -43,6 +48,8 @@ final class HTTPExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     let origin: String
+    /// How long the connection may stay unused between exchanges before it is closed.
+    let idleTimeout: TimeAmount
     /// Where the exchange in flight is, for the message of a timeout.
     private(set) var phase = NIOHTTP1Transport.Phase.handshake
     private var context: ChannelHandlerContext?
@@ -51,25 +58,38 @@ final class HTTPExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// the client certificate, sent after the client's side of the handshake ended: the reason
     /// the next request gets.
     private var idleError: (any Error)?
+    /// Both timers run on the channel's event loop, set and cancelled there, so that an exchange
+    /// on a kept-alive connection costs no extra wake-up of the loop.
+    private var deadlineTimer: Scheduled<Void>?
+    private var idleTimer: Scheduled<Void>?
 
-    init(origin: String) { self.origin = origin }
+    init(origin: String, idleTimeout: TimeAmount) {
+        self.origin = origin
+        self.idleTimeout = idleTimeout
+    }
 
     func handlerAdded(context: ChannelHandlerContext) { self.context = context }
 
     func handlerRemoved(context: ChannelHandlerContext) {
         self.context = nil
+        idleTimer?.cancel()
+        idleTimer = nil
         fail(TransportError(.connectionClosed, "\(origin) closed the connection without a complete response"))
     }
 
-    /// Writes `head` and `body` and completes `promise` with the response. `keepAlive` is false
-    /// when the request itself asks to close (`Connection: close`).
+    /// Writes `head` and `body` and completes `promise` with the response, or fails it with
+    /// ``DeadlinePassed`` (closing the connection) at `deadline`. `keepAlive` is false when the
+    /// request itself asks to close (`Connection: close`).
     func start(
         head: HTTPRequestHead,
         body: [UInt8]?,
         keepAlive: Bool,
         maximumResponseBytes: Int,
+        deadline: NIODeadline,
         promise: EventLoopPromise<Response>
     ) {
+        idleTimer?.cancel()
+        idleTimer = nil
         if let idleError {
             promise.fail(Failure(error: idleError, responseStarted: false))
             return
@@ -88,6 +108,10 @@ final class HTTPExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         }
         inFlight = InFlight(promise: promise, keepAlive: keepAlive, maximumResponseBytes: maximumResponseBytes)
         phase = .writing
+        deadlineTimer = context.eventLoop.assumeIsolated().scheduleTask(deadline: deadline) {
+            self.fail(DeadlinePassed(phase: self.phase))
+            context.close(promise: nil)
+        }
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         if let body, !body.isEmpty {
             context.write(
@@ -144,11 +168,19 @@ final class HTTPExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
             guard let head = exchange.head else { return }
             inFlight = nil
             phase = .writing
+            deadlineTimer?.cancel()
+            deadlineTimer = nil
+            let keepAlive = exchange.keepAlive && head.isKeepAlive && exchange.requestWritten
+            if keepAlive {
+                idleTimer = context.eventLoop.assumeIsolated().scheduleTask(in: idleTimeout) {
+                    context.close(promise: nil)
+                }
+            }
             exchange.promise.succeed(
                 Response(
                     head: head,
                     body: exchange.body,
-                    keepAlive: exchange.keepAlive && head.isKeepAlive && exchange.requestWritten
+                    keepAlive: keepAlive
                 )
             )
         }
@@ -180,6 +212,8 @@ final class HTTPExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private func fail(_ error: any Error) {
         guard let exchange = inFlight else { return }
         inFlight = nil
+        deadlineTimer?.cancel()
+        deadlineTimer = nil
         exchange.promise.fail(Failure(error: error, responseStarted: exchange.responseStarted))
     }
 }

@@ -26,6 +26,7 @@ extension NIOHTTP1Transport {
         let tlsContext = origin.scheme == "https" ? self.tlsContext : nil
         let host = origin.host
         let description = origin.description
+        let idleTimeout = configuration.idleTimeout
         let channel: any Channel
         let handler: NIOLoopBound<HTTPExchangeHandler>
         let handshake: EventLoopFuture<Void>
@@ -56,7 +57,7 @@ extension NIOHTTP1Transport {
                             handshake.succeed()
                         }
                         try channel.pipeline.syncOperations.addHTTPClientHandlers()
-                        let handler = HTTPExchangeHandler(origin: description)
+                        let handler = HTTPExchangeHandler(origin: description, idleTimeout: idleTimeout)
                         try channel.pipeline.syncOperations.addHandler(handler)
                         return (channel, NIOLoopBound(handler, eventLoop: channel.eventLoop), handshake.futureResult)
                     }

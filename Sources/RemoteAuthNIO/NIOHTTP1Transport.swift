@@ -107,10 +107,7 @@ public struct NIOHTTP1Transport: HTTPTransport {
             throw TrustError(.invalidPrivateKey, "the client certificate and key do not make a TLS context: \(error)")
         }
         self.owner = PoolOwner(
-            ConnectionPool(
-                maximumPerOrigin: configuration.maximumConnectionsPerOrigin,
-                idleTimeout: configuration.idleTimeout
-            )
+            ConnectionPool(maximumPerOrigin: configuration.maximumConnectionsPerOrigin)
         )
     }
 
@@ -228,11 +225,6 @@ public struct NIOHTTP1Transport: HTTPTransport {
 
         let channel = connection.channel
         let handler = connection.handler
-        let expired = NIOLockedValueBox<Phase?>(nil)
-        let timer = channel.eventLoop.scheduleTask(deadline: deadline) {
-            expired.withLockedValue { $0 = handler.value.phase }
-            channel.close(promise: nil)
-        }
         let promise = channel.eventLoop.makePromise(of: HTTPExchangeHandler.Response.self)
         let maximumResponseBytes = configuration.maximumResponseBytes
         channel.eventLoop.execute {
@@ -241,6 +233,7 @@ public struct NIOHTTP1Transport: HTTPTransport {
                 body: body,
                 keepAlive: keepAlive,
                 maximumResponseBytes: maximumResponseBytes,
+                deadline: deadline,
                 promise: promise
             )
         }
@@ -252,11 +245,12 @@ public struct NIOHTTP1Transport: HTTPTransport {
                 channel.close(promise: nil)
             }
         } catch {
-            timer.cancel()
             pool.release(connection, reusable: false)
             let failure = error as? HTTPExchangeHandler.Failure
             let underlying = failure?.error ?? error
-            if let phase = expired.withLockedValue({ $0 }) { throw timedOut(origin, phase, underlying: underlying) }
+            if let passed = underlying as? HTTPExchangeHandler.DeadlinePassed {
+                throw timedOut(origin, passed.phase)
+            }
             if underlying is CancellationError || Task.isCancelled { throw CancellationError() }
             let mapped = TransportError(nio: underlying, origin: origin.description, fallback: .connectionClosed)
             if mapped.code == .closedBeforeWriting { return .retry(mapped) }
@@ -267,7 +261,6 @@ public struct NIOHTTP1Transport: HTTPTransport {
             }
             throw mapped
         }
-        timer.cancel()
         pool.release(connection, reusable: response.keepAlive)
         let fields = try HTTPFields(response.head.headers)
         let status = HTTPResponse.Status(

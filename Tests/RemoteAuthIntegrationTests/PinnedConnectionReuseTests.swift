@@ -355,7 +355,7 @@ func withCountingTLSSandbox<T: Sendable>(
     }
 
     @Test func aWaitingRequestEndsAtItsDeadlineOrWhenCancelled() async throws {
-        let pool = ConnectionPool(maximumPerOrigin: 1, idleTimeout: .seconds(60))
+        let pool = ConnectionPool(maximumPerOrigin: 1)
         let key = ConnectionPool.Key(scheme: "https", host: "example.com", port: 443)
         let loop = MultiThreadedEventLoopGroup.singleton.next()
         guard case .connect = try await pool.lease(key, deadline: .now() + .seconds(5), on: loop) else {
