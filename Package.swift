@@ -246,6 +246,7 @@ if Context.environment["REMOTE_AUTH_BENCHMARKS"] != nil {
                 "RemoteAuthAsyncHTTPClient",
                 "RemoteAuthNIO",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),

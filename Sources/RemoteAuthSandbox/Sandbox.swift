@@ -76,11 +76,17 @@ public enum Sandbox {
         // In-process (tests, benchmarks) the server is stopped by cancellation, which
         // HummingbirdCore reports as an error; only the command line's own run logs warnings.
         logger.logLevel = handlingSignals ? .warning : .critical
+        let http1: HTTPServerBuilder
+        if let onConnection = configuration.onConnection {
+            http1 = .http1(configuration: .init(additionalChannelHandlers: [ConnectionObserver(observe: onConnection)]))
+        } else {
+            http1 = .http1()
+        }
         let server: HTTPServerBuilder
         if let tls = configuration.tls {
-            server = try .tls(.http1(), tlsConfiguration: SandboxTLS.serverConfiguration(tls))
+            server = try .tls(http1, tlsConfiguration: SandboxTLS.serverConfiguration(tls))
         } else {
-            server = .http1()
+            server = http1
         }
         let app = Application(
             router: router,
@@ -150,4 +156,15 @@ public enum Sandbox {
         router.addRoutes(RedirectRoutes().collection)
         return router
     }
+}
+
+/// Tells ``SandboxConfiguration/onConnection`` about each accepted connection: Hummingbird adds a
+/// fresh one to every connection's pipeline.
+final class ConnectionObserver: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = NIOAny
+    private let observe: @Sendable () -> Void
+
+    init(observe: @escaping @Sendable () -> Void) { self.observe = observe }
+
+    func handlerAdded(context: ChannelHandlerContext) { observe() }
 }

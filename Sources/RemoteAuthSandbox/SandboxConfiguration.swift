@@ -154,6 +154,10 @@ public struct SandboxConfiguration: Sendable {
     /// Called with the head of every request that reaches the router, before it is handled:
     /// lets a test see from the server's side what arrived (and that nothing did).
     public var onRequest: (@Sendable (HTTPRequest) -> Void)?
+    /// Called once for every connection the sandbox accepts, before its TLS handshake: lets a
+    /// test count connections (so handshakes) from the server's side, as a client's connection
+    /// reuse is seen there.
+    public var onConnection: (@Sendable () -> Void)?
     /// Called with one entry per answered request: method, path, status, and the
     /// `oauth_problem` or challenge outcome of a refusal. `nil` (the default) logs nothing; the
     /// `remote-auth sandbox` command writes each entry to stderr unless `--quiet`.
