@@ -143,6 +143,20 @@ import Testing
             #expect(written.stdout == "")
             #expect(try String(contentsOfFile: file, encoding: .utf8) == head + get)
 
+            // -o writes in place, as curl does: through a symbolic link to its target, and never
+            // by renaming a temporary file over the path (which, as root, turned `-o /dev/null`
+            // into a regular file).
+            let link = file + ".link"
+            try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: file)
+            defer { try? FileManager.default.removeItem(atPath: link) }
+            let throughLink = try await CLI.run(["request", "-o", link, server.base + "/"])
+            #expect(throughLink.status == 0)
+            #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == file)
+            #expect(try String(contentsOfFile: file, encoding: .utf8) == get)
+            let toDevNull = try await CLI.run(["request", "-o", "/dev/null", server.base + "/"])
+            #expect(toDevNull.status == 0)
+            #expect(try FileManager.default.attributesOfItem(atPath: "/dev/null")[.type] as? FileAttributeType == .typeCharacterSpecial)
+
             let unwritable = try await CLI.run(["request", "-o", "/nonexistent/dir/out", server.base + "/"])
             #expect(unwritable.status == 23)
             #expect(
