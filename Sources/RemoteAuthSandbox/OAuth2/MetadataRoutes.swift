@@ -1,4 +1,5 @@
 import Hummingbird
+import RemoteAuth
 
 /// `GET /.well-known/oauth-authorization-server`
 /// ([RFC 8414 §3](https://www.rfc-editor.org/rfc/rfc8414#section-3)) and
@@ -31,6 +32,8 @@ struct MetadataRoutes: Sendable {
         let revocationEndpointAuthMethodsSupported: [String]
         let introspectionEndpointAuthMethodsSupported: [String]
         let authorizationResponseIssParameterSupported: Bool
+        /// [RFC 9449 §5.1](https://www.rfc-editor.org/rfc/rfc9449#section-5.1).
+        var dpopSigningAlgValuesSupported = OAuth2.DPoP.ProofVerifier().allowedAlgorithms.map(\.rawValue).sorted()
 
         enum CodingKeys: String, CodingKey {
             case issuer
@@ -48,6 +51,7 @@ struct MetadataRoutes: Sendable {
             case revocationEndpointAuthMethodsSupported = "revocation_endpoint_auth_methods_supported"
             case introspectionEndpointAuthMethodsSupported = "introspection_endpoint_auth_methods_supported"
             case authorizationResponseIssParameterSupported = "authorization_response_iss_parameter_supported"
+            case dpopSigningAlgValuesSupported = "dpop_signing_alg_values_supported"
         }
     }
 
