@@ -82,6 +82,12 @@ struct SandboxCommand: AsyncParsableCommand {
     @Flag(help: "Also answer OAuth 2 response_type=token (the legacy implicit grant, RFC 9700 says not to use it).")
     var implicit = false
 
+    @Flag(
+        name: .customLong("dpop-nonce"),
+        help: "Require the server's DPoP-Nonce in DPoP proofs, at the token endpoint and the status API (RFC 9449 §8, §9)."
+    )
+    var dpopNonce = false
+
     func validate() throws {
         guard (0...65535).contains(port) else {
             throw ValidationError("--port must be 0 to 65535 (0 picks a free one), not \(port)")
@@ -104,6 +110,7 @@ struct SandboxCommand: AsyncParsableCommand {
         configuration.statePath = state
         configuration.accessTokenTTL = accessTokenTTL
         configuration.implicitGrant = implicit
+        configuration.dpopNonce = dpopNonce
         if !quiet {
             configuration.requestLog = { entry in
                 FileHandle.standardError.write(Data((entry.description + "\n").utf8))
