@@ -76,7 +76,10 @@ public struct SandboxConfiguration: Sendable {
         public var requireDPoP: Bool
 
         public init(
-            id: String, secret: String? = nil, name: String? = nil, redirectURIs: [String] = [],
+            id: String,
+            secret: String? = nil,
+            name: String? = nil,
+            redirectURIs: [String] = [],
             requireDPoP: Bool = false
         ) {
             self.id = id

@@ -84,7 +84,8 @@ struct SandboxCommand: AsyncParsableCommand {
 
     @Flag(
         name: .customLong("dpop-nonce"),
-        help: "Require the server's DPoP-Nonce in DPoP proofs, at the token endpoint and the status API (RFC 9449 §8, §9)."
+        help:
+            "Require the server's DPoP-Nonce in DPoP proofs, at the token endpoint and the status API (RFC 9449 §8, §9)."
     )
     var dpopNonce = false
 

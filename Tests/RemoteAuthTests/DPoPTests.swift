@@ -16,7 +16,10 @@ import Testing
     @Test func proofHasTheRFCShape() throws {
         let prover = try Self.prover()
         let proof = try prover.proof(
-            method: .get, url: "https://api.example/me?x=1#f", accessToken: "Kz~8mXK1EalYznwH-LC-1fBAo.4Ljp~zsPE_NeO.gxU")
+            method: .get,
+            url: "https://api.example/me?x=1#f",
+            accessToken: "Kz~8mXK1EalYznwH-LC-1fBAo.4Ljp~zsPE_NeO.gxU"
+        )
         let jws = try JOSE.CompactJWS(proof)
         #expect(jws.type == "dpop+jwt")
         #expect(jws.algorithm == .es256)
@@ -37,8 +40,13 @@ import Testing
         #expect(other["ath"] == nil)
 
         let verified = try OAuth2.DPoP.ProofVerifier().verify(
-            proof, method: .get, url: "https://api.example/me", at: Self.clock.now,
-            accessToken: "Kz~8mXK1EalYznwH-LC-1fBAo.4Ljp~zsPE_NeO.gxU", boundTo: prover.thumbprint)
+            proof,
+            method: .get,
+            url: "https://api.example/me",
+            at: Self.clock.now,
+            accessToken: "Kz~8mXK1EalYznwH-LC-1fBAo.4Ljp~zsPE_NeO.gxU",
+            boundTo: prover.thumbprint
+        )
         #expect(verified.thumbprint == prover.thumbprint)
     }
 
@@ -50,9 +58,13 @@ import Testing
         func check(_ code: OAuth2.DPoP.Error.Code, _ run: () throws -> Void) {
             #expect(throws: OAuth2.DPoP.Error(code, "")) { try run() }
         }
-        check(.methodMismatch) { _ = try verifier.verify(proof, method: .get, url: "https://as.example/token", at: now) }
+        check(.methodMismatch) {
+            _ = try verifier.verify(proof, method: .get, url: "https://as.example/token", at: now)
+        }
         check(.urlMismatch) { _ = try verifier.verify(proof, method: .post, url: "https://as.example/other", at: now) }
-        check(.urlMismatch) { _ = try verifier.verify(proof, method: .post, url: "https://evil.example/token", at: now) }
+        check(.urlMismatch) {
+            _ = try verifier.verify(proof, method: .post, url: "https://evil.example/token", at: now)
+        }
         check(.issuedAtOutOfWindow) {
             _ = try verifier.verify(proof, method: .post, url: "https://as.example/token", at: now + 361)
         }
@@ -63,7 +75,13 @@ import Testing
         _ = try verifier.verify(proof, method: .post, url: "https://as.example/token", at: now + 360)
         let other = try Self.prover(seed: 8)
         check(.keyMismatch) {
-            _ = try verifier.verify(proof, method: .post, url: "https://as.example/token", at: now, boundTo: other.thumbprint)
+            _ = try verifier.verify(
+                proof,
+                method: .post,
+                url: "https://as.example/token",
+                at: now,
+                boundTo: other.thumbprint
+            )
         }
         check(.nonceRequired) {
             _ = try verifier.verify(proof, method: .post, url: "https://as.example/token", at: now, nonce: "n-1")
@@ -77,7 +95,13 @@ import Testing
         var cache = OAuth2.DPoP.ReplayCache()
         _ = try verifier.verify(proof, method: .post, url: "https://as.example/token", at: now, replayCache: &cache)
         check(.replayed) {
-            _ = try verifier.verify(proof, method: .post, url: "https://as.example/token", at: now + 5, replayCache: &cache)
+            _ = try verifier.verify(
+                proof,
+                method: .post,
+                url: "https://as.example/token",
+                at: now + 5,
+                replayCache: &cache
+            )
         }
         // Two DPoP fields.
         var fields = HTTPFields()
@@ -123,14 +147,23 @@ import Testing
         let as400 = HTTPResponse(status: .badRequest, headerFields: [.dpopNonce: "n1"])
         #expect(OAuth2.DPoP.nonceChallenge(in: as400, body: asBody, sentNonce: nil) == "n1")
         #expect(OAuth2.DPoP.nonceChallenge(in: as400, body: asBody, sentNonce: "n1") == nil)
-        #expect(OAuth2.DPoP.nonceChallenge(in: as400, body: Array(#"{"error":"invalid_grant"}"#.utf8), sentNonce: nil) == nil)
+        #expect(
+            OAuth2.DPoP.nonceChallenge(in: as400, body: Array(#"{"error":"invalid_grant"}"#.utf8), sentNonce: nil)
+                == nil
+        )
         #expect(OAuth2.DPoP.nonceChallenge(in: HTTPResponse(status: .badRequest), body: asBody, sentNonce: nil) == nil)
         let rs401 = HTTPResponse(
             status: .unauthorized,
-            headerFields: [.wwwAuthenticate: #"DPoP error="use_dpop_nonce", error_description="fresh", algs="ES256""#, .dpopNonce: "n2"])
+            headerFields: [
+                .wwwAuthenticate: #"DPoP error="use_dpop_nonce", error_description="fresh", algs="ES256""#,
+                .dpopNonce: "n2",
+            ]
+        )
         #expect(OAuth2.DPoP.nonceChallenge(in: rs401, body: nil, sentNonce: "n1") == "n2")
         let bearer401 = HTTPResponse(
-            status: .unauthorized, headerFields: [.wwwAuthenticate: #"Bearer error="use_dpop_nonce""#, .dpopNonce: "n2"])
+            status: .unauthorized,
+            headerFields: [.wwwAuthenticate: #"Bearer error="use_dpop_nonce""#, .dpopNonce: "n2"]
+        )
         #expect(OAuth2.DPoP.nonceChallenge(in: bearer401, body: nil, sentNonce: nil) == nil)
     }
 
@@ -165,8 +198,14 @@ import Testing
         var session = Fixture.session(Fixture.tokens("at-1", expiresAt: nil, type: type))
         session.dpopKey = prover?.privateJWK
         return try OAuth2.TokenSession(
-            session: session, store: InMemoryTokenStore(), service: "s", account: "a", now: clock.function,
-            dpop: prover, refresher: { _ in Fixture.tokens("at-2", expiresAt: nil, type: type) })
+            session: session,
+            store: InMemoryTokenStore(),
+            service: "s",
+            account: "a",
+            now: clock.function,
+            dpop: prover,
+            refresher: { _ in Fixture.tokens("at-2", expiresAt: nil, type: type) }
+        )
     }
 
     @Test func tokenSessionSendsDPoPTokensWithAProof() async throws {
@@ -178,8 +217,13 @@ import Testing
         #expect(authorization.credentials == "DPoP at-1")
         let proof = try #require(authorization.additionalFields[.dpop])
         _ = try OAuth2.DPoP.ProofVerifier().verify(
-            proof, method: .get, url: "https://api.example/me?q=1", at: Self.clock.now, accessToken: "at-1",
-            boundTo: prover.thumbprint)
+            proof,
+            method: .get,
+            url: "https://api.example/me?q=1",
+            at: Self.clock.now,
+            accessToken: "at-1",
+            boundTo: prover.thumbprint
+        )
         #expect("\(authorization)" == "RequestAuthorization(DPoP <redacted>, fields: [\"DPoP\"])")
 
         // Without a key, a DPoP token is still refused.
@@ -200,7 +244,9 @@ import Testing
         let prover = try Self.prover()
         let session = try Self.dpopSession(prover: prover)
         let challenge = ScriptedTransport.status(
-            401, [.wwwAuthenticate: #"DPoP error="use_dpop_nonce", algs="ES256""#, .dpopNonce: "rs-n1"])
+            401,
+            [.wwwAuthenticate: #"DPoP error="use_dpop_nonce", algs="ES256""#, .dpopNonce: "rs-n1"]
+        )
         let transport = ScriptedTransport([
             challenge, ScriptedTransport.status(200, [.dpopNonce: "rs-n2"]),
             ScriptedTransport.status(200),
@@ -210,7 +256,9 @@ import Testing
         await session.register(in: credentials)
         let client = AuthenticatingClient(transport: transport, credentials: credentials)
         let (first, _) = try await client.send(
-            HTTPRequest(method: .get, scheme: "https", authority: "api.example", path: "/me"), body: nil)
+            HTTPRequest(method: .get, scheme: "https", authority: "api.example", path: "/me"),
+            body: nil
+        )
         #expect(first.status == .ok)
         #expect(transport.sent.count == 2)
         func nonce(_ index: Int) throws -> String? {
@@ -221,13 +269,18 @@ import Testing
         #expect(try nonce(1) == "rs-n1")
         #expect(transport.sent[1].request.headerFields[.authorization] == "DPoP at-1")
         // The 200's nonce is the next one.
-        _ = try await client.send(HTTPRequest(method: .get, scheme: "https", authority: "api.example", path: "/x"), body: nil)
+        _ = try await client.send(
+            HTTPRequest(method: .get, scheme: "https", authority: "api.example", path: "/x"),
+            body: nil
+        )
         #expect(try nonce(2) == "rs-n2")
         #expect(prover.nonce(for: "https://as.example/token") == nil)
         // A use_dpop_nonce gets one retry; a second challenge ends the request.
         await #expect(throws: ClientError.self) {
             _ = try await client.send(
-                HTTPRequest(method: .get, scheme: "https", authority: "api.example", path: "/y"), body: nil)
+                HTTPRequest(method: .get, scheme: "https", authority: "api.example", path: "/y"),
+                body: nil
+            )
         }
         #expect(transport.sent.count == 5)
     }
@@ -247,7 +300,9 @@ import Testing
         var object = try JSONSerialization.jsonObject(with: data) as! [String: Any]
         object["dpopKey"] = nil
         let old = try JSONDecoder().decode(
-            OAuth2.Session.self, from: JSONSerialization.data(withJSONObject: object))
+            OAuth2.Session.self,
+            from: JSONSerialization.data(withJSONObject: object)
+        )
         #expect(old.dpopKey == nil)
         #expect(try old.dpopProver(now: Self.clock.function) == nil)
     }

@@ -28,11 +28,19 @@ struct DPoPVector: Decodable, Sendable, CustomTestStringConvertible {
 
     enum CodingKeys: String, CodingKey {
         case name, source, kind, jwt, jwk, htu, requirement
-        case verificationTime = "verification_time", requestMethod = "request_method", requestURI = "request_uri"
-        case accessToken = "access_token", serverNonce = "server_nonce", expectedValid = "expected_valid"
-        case expectedRejection = "expected_rejection", expectedHeader = "expected_header"
-        case expectedClaims = "expected_claims", expectedThumbprintInput = "expected_thumbprint_input"
-        case expectedJKT = "expected_jkt", expectedATH = "expected_ath", expectedHTUMatch = "expected_htu_match"
+        case verificationTime = "verification_time"
+        case requestMethod = "request_method"
+        case requestURI = "request_uri"
+        case accessToken = "access_token"
+        case serverNonce = "server_nonce"
+        case expectedValid = "expected_valid"
+        case expectedRejection = "expected_rejection"
+        case expectedHeader = "expected_header"
+        case expectedClaims = "expected_claims"
+        case expectedThumbprintInput = "expected_thumbprint_input"
+        case expectedJKT = "expected_jkt"
+        case expectedATH = "expected_ath"
+        case expectedHTUMatch = "expected_htu_match"
     }
 
     var testDescription: String { name }

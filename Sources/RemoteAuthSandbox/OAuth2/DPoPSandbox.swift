@@ -36,8 +36,15 @@ actor SandboxDPoP {
         nonce: String? = nil
     ) throws -> OAuth2.DPoP.VerifiedProof {
         try verifier.verify(
-            proof, method: method, url: url, at: now, accessToken: accessToken, boundTo: thumbprint, nonce: nonce,
-            replayCache: &replay)
+            proof,
+            method: method,
+            url: url,
+            at: now,
+            accessToken: accessToken,
+            boundTo: thumbprint,
+            nonce: nonce,
+            replayCache: &replay
+        )
     }
 }
 
@@ -73,8 +80,11 @@ extension TokenRoutes {
         let nonce = configuration.dpopNonce ? await dpop.nonce(for: .authorizationServer) : nil
         do {
             return try await dpop.verify(
-                proof, method: request.method, url: configuration.requestURL(request, issuer: issuer.url),
-                now: configuration.now(), nonce: nonce
+                proof,
+                method: request.method,
+                url: configuration.requestURL(request, issuer: issuer.url),
+                now: configuration.now(),
+                nonce: nonce
             ).thumbprint
         } catch let error as OAuth2.DPoP.Error where error.asksForNonce {
             var problem = OAuth2Problem(.useDPoPNonce, "the authorization server requires a DPoP nonce")
@@ -124,8 +134,14 @@ extension BearerAuthenticator {
         let nonce = configuration.dpopNonce ? await store.dpop.nonce(for: .resourceServer) : nil
         do {
             _ = try await store.dpop.verify(
-                proof, method: request.method, url: configuration.requestURL(request, issuer: ""),
-                now: configuration.now(), accessToken: Secret(token), boundTo: jkt, nonce: nonce)
+                proof,
+                method: request.method,
+                url: configuration.requestURL(request, issuer: ""),
+                now: configuration.now(),
+                accessToken: Secret(token),
+                boundTo: jkt,
+                nonce: nonce
+            )
         } catch let error as OAuth2.DPoP.Error where error.asksForNonce {
             var problem = dpopChallenge(.useDPoPNonce, "the resource server requires a DPoP nonce")
             problem.headers[.dpopNonce] = nonce

@@ -38,7 +38,8 @@ extension OAuth2.DPoP {
     /// `nonce = 1*NQCHAR`, `NQCHAR = %x21 / %x23-5B / %x5D-7E`.
     /// [RFC 9449 §8.1](https://www.rfc-editor.org/rfc/rfc9449#section-8.1)
     public static func isNonce(_ value: String) -> Bool {
-        !value.isEmpty && value.utf8.allSatisfy { $0 == 0x21 || (0x23...0x5B).contains($0) || (0x5D...0x7E).contains($0) }
+        !value.isEmpty
+            && value.utf8.allSatisfy { $0 == 0x21 || (0x23...0x5B).contains($0) || (0x5D...0x7E).contains($0) }
     }
 
     /// Whether a response asks for a proof with a (new) server nonce, and which:
@@ -112,7 +113,11 @@ extension OAuth2.DPoP {
         }
 
         /// A prover for the key stored as a private JWK (``OAuth2/Session/dpopKey``).
-        public convenience init(jwk: JOSE.JWK, now: @escaping @Sendable () -> Int64, random: RandomSource = .system)
+        public convenience init(
+            jwk: JOSE.JWK,
+            now: @escaping @Sendable () -> Int64,
+            random: RandomSource = .system
+        )
             throws
         {
             try self.init(key: try JOSE.SigningKey(jwk: jwk), now: now, random: random)

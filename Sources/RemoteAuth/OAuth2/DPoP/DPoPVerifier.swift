@@ -88,7 +88,14 @@ extension OAuth2.DPoP {
             replayCache: inout ReplayCache
         ) throws -> VerifiedProof {
             let verified = try verify(
-                proof, method: method, url: url, at: now, accessToken: accessToken, boundTo: thumbprint, nonce: nonce)
+                proof,
+                method: method,
+                url: url,
+                at: now,
+                accessToken: accessToken,
+                boundTo: thumbprint,
+                nonce: nonce
+            )
             // 12 (and §11.1): a proof is used once. Keyed by the key and the jti, kept until the
             // proof would be too old anyway.
             let entry = verified.thumbprint + " " + verified.jti
@@ -200,7 +207,12 @@ extension OAuth2.DPoP {
                 throw Error(.keyMismatch, "the proof's key is not the key the token is bound to")
             }
             return VerifiedProof(
-                jwk: jwk.publicKey ?? jwk, thumbprint: jkt, jti: jti, issuedAt: issuedAt, nonce: nonce)
+                jwk: jwk.publicKey ?? jwk,
+                thumbprint: jkt,
+                jti: jti,
+                issuedAt: issuedAt,
+                nonce: nonce
+            )
         }
 
         /// Whether a proof's `htu` names the request URI `url`: the query and fragment dropped

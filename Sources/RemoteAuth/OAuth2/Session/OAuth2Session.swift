@@ -82,7 +82,9 @@ extension OAuth2 {
             parts.append("clientAuthentication: \(clientAuthentication)")
             if clientSecret != nil { parts.append("clientSecret: <redacted>") }
             if !resourceOrigins.isEmpty { parts.append("resourceOrigins: \(resourceOrigins)") }
-            if let dpopKey { parts.append("dpopKey: \((try? dpopKey.thumbprint()).map { "jkt \($0)" } ?? "<redacted>")") }
+            if let dpopKey {
+                parts.append("dpopKey: \((try? dpopKey.thumbprint()).map { "jkt \($0)" } ?? "<redacted>")")
+            }
             return "OAuth2.Session(\(parts.joined(separator: ", ")), tokens: \(tokens))"
         }
 

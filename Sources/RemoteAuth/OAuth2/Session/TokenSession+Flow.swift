@@ -59,7 +59,10 @@ extension OAuth2.TokenSession {
         }
         // A session with a DPoP key refreshes with proofs of that key (RFC 9449 §5).
         let dpop = try stored.dpopProver(now: now, random: random)
-        let flow = try stored.flow(over: dpop.map { stored.dpopTransport(transport, prover: $0) } ?? transport, now: now)
+        let flow = try stored.flow(
+            over: dpop.map { stored.dpopTransport(transport, prover: $0) } ?? transport,
+            now: now
+        )
         return try OAuth2.TokenSession(
             session: stored,
             store: store,
