@@ -19,6 +19,8 @@
 #   mitmproxy (Debian; PyPI in a venv as a fallback) a man in the middle whose CA is trusted:
 #                     unpinned requests leak the credential to it, pinned ones never reach it
 #   openssl + curl    mutual TLS: client certificates and PKCS#12 bundles against --client-ca
+#   joserfc (PyPI)    verifies the DPoP proofs of remote-auth request --profile (ES256), and makes
+#                     proofs (ES256, RS256, PS256, EdDSA) the sandbox's verifier checks (RFC 9449)
 #   httpbin (PyPI, under gunicorn) a Digest server for `remote-auth request`: MD5, SHA-256 × auth, auth-int
 #   PostgreSQL (Debian) the RemoteAuthPostgres token store: a throwaway server on loopback, N
 #                     instances refreshing one session against the sandbox (one refresh per expiry)
@@ -146,6 +148,11 @@ if [ -n "$url" ]; then
     step browser python3 scripts/interop/consent_browser.py "$url" .build/interop/consent-page.png
     echo "interop: Authlib and requests-oauthlib drive the sandbox's OAuth 2 authorization server"
     step sandbox-oauth2 python3 scripts/interop/sandbox_oauth2_clients.py "$url"
+fi
+sandbox dpop --dpop-nonce
+if [ -n "$url" ]; then
+    echo "interop: joserfc verifies remote-auth's DPoP proofs; the sandbox verifies joserfc's (RFC 9449)"
+    step dpop-joserfc python3 scripts/interop/dpop_joserfc.py "$binary" "$url"
 fi
 sandbox auto-approve --auto-approve
 if [ -n "$url" ]; then

@@ -70,15 +70,26 @@ public struct SandboxConfiguration: Sendable {
         /// The application's name, shown on the consent page.
         public var name: String?
         public var redirectURIs: [String]
+        /// The token endpoint refuses this client's requests without a DPoP proof
+        /// ([RFC 9449 §5](https://www.rfc-editor.org/rfc/rfc9449#section-5)); `requireDPoP` in a
+        /// config file, `false` when absent.
+        public var requireDPoP: Bool
 
-        public init(id: String, secret: String? = nil, name: String? = nil, redirectURIs: [String] = []) {
+        public init(
+            id: String,
+            secret: String? = nil,
+            name: String? = nil,
+            redirectURIs: [String] = [],
+            requireDPoP: Bool = false
+        ) {
             self.id = id
             self.secret = secret
             self.name = name
             self.redirectURIs = redirectURIs
+            self.requireDPoP = requireDPoP
         }
 
-        enum CodingKeys: String, CodingKey { case id, secret, name, redirectURIs }
+        enum CodingKeys: String, CodingKey { case id, secret, name, redirectURIs, requireDPoP }
 
         /// `redirectURIs` may be left out (a client that only uses client credentials).
         public init(from decoder: any Decoder) throws {
@@ -87,6 +98,7 @@ public struct SandboxConfiguration: Sendable {
             secret = try container.decodeIfPresent(String.self, forKey: .secret)
             name = try container.decodeIfPresent(String.self, forKey: .name)
             redirectURIs = try container.decodeIfPresent([String].self, forKey: .redirectURIs) ?? []
+            requireDPoP = try container.decodeIfPresent(Bool.self, forKey: .requireDPoP) ?? false
         }
 
         public var isConfidential: Bool { secret != nil }
@@ -147,6 +159,10 @@ public struct SandboxConfiguration: Sendable {
     /// `expires_in` of a pushed request's `request_uri`, in seconds
     /// ([RFC 9126 §2.2](https://www.rfc-editor.org/rfc/rfc9126#section-2.2) suggests 5 to 600).
     public var pushedRequestTTL: Int64 = 60
+    /// Require the server's `DPoP-Nonce` in DPoP proofs, at the token endpoint and at the
+    /// status API ([RFC 9449 §8](https://www.rfc-editor.org/rfc/rfc9449#section-8),
+    /// [§9](https://www.rfc-editor.org/rfc/rfc9449#section-9)); off by default.
+    public var dpopNonce = false
     /// Keeps tokens and statuses across restarts (JSON, written atomically, mode 0600).
     public var statePath: String?
     /// Serve HTTPS with this material.

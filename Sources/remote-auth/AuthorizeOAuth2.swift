@@ -100,6 +100,9 @@ struct AuthorizeOAuth2: AsyncParsableCommand {
     @Option(help: "Seconds to wait for the browser (at least 1).")
     var timeout = 300
 
+    @Flag(help: "Bind the tokens to a new P-256 key with DPoP (RFC 9449); the key is kept with the profile.")
+    var dpop = false
+
     func validate() throws {
         guard timeout > 0 else {
             throw ValidationError("--timeout must be a whole number of seconds, at least 1, not \(timeout)")
@@ -145,10 +148,16 @@ struct AuthorizeOAuth2: AsyncParsableCommand {
             ?? .public(id: clientID)
         _ = try openTokenStore()  // a file that cannot be used fails now, not after the sign-in
         let command = self
+        let prover = try dpopProver()
         do {
             let session: OAuth2.Session = try await AsyncHTTPClientTransport.withTransport { transport in
                 let server = try await command.server(transport: transport)
-                let flow = OAuth2.Flow(server: server, client: client, transport: transport, now: unixNow)
+                let flow = OAuth2.Flow(
+                    server: server,
+                    client: client,
+                    transport: command.dpopTransport(transport, server: server, prover: prover),
+                    now: unixNow
+                )
                 let tokens: OAuth2.Tokens
                 if command.device {
                     tokens = try await command.deviceGrant(flow)
@@ -157,8 +166,11 @@ struct AuthorizeOAuth2: AsyncParsableCommand {
                 } else {
                     tokens = try await command.codeGrant(flow)
                 }
-                return try command.session(tokens: tokens, server: server, client: client, secret: secret)
+                var session = try command.session(tokens: tokens, server: server, client: client, secret: secret)
+                session.dpopKey = prover?.privateJWK
+                return session
             }
+            command.reportDPoP(session, prover: prover)
             try await saveOAuth2Profile(profile, session)
             Terminal.writeLine("Signed in; saved as profile '\(profile)'.")
         } catch let failure as CLIFailure {

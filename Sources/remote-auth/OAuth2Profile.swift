@@ -72,6 +72,7 @@ struct OAuth2Profile: Sendable {
         if let scope = session.scope { lines.append("scope: \(scope.joined(separator: " "))") }
         lines.append("resources: \(session.resourceOrigins.joined(separator: " "))")
         lines.append("tokens: \(session.tokens)")
+        if let jkt = try? session.dpopKey?.thumbprint() { lines.append("dpop key: jkt \(jkt)") }
         return lines
     }
 

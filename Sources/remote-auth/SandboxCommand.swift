@@ -84,6 +84,12 @@ struct SandboxCommand: AsyncParsableCommand {
 
     @Flag(help: "Accept OAuth 2 authorization requests only through the PAR endpoint /oauth2/par (RFC 9126).")
     var requirePAR = false
+    @Flag(
+        name: .customLong("dpop-nonce"),
+        help:
+            "Require the server's DPoP-Nonce in DPoP proofs, at the token endpoint and the status API (RFC 9449 §8, §9)."
+    )
+    var dpopNonce = false
 
     func validate() throws {
         guard (0...65535).contains(port) else {
@@ -108,6 +114,7 @@ struct SandboxCommand: AsyncParsableCommand {
         configuration.accessTokenTTL = accessTokenTTL
         configuration.implicitGrant = implicit
         configuration.requirePushedAuthorizationRequests = requirePAR
+        configuration.dpopNonce = dpopNonce
         if !quiet {
             configuration.requestLog = { entry in
                 FileHandle.standardError.write(Data((entry.description + "\n").utf8))

@@ -175,7 +175,7 @@ import Testing
         #expect(error?.code == .unsupportedTokenType)
         #expect(
             error?.reason
-                == "token_type \"DPoP\" cannot be sent as Bearer (DPoP needs a proof, RFC 9449; not supported yet)"
+                == "token_type \"DPoP\" cannot be sent as Bearer (a DPoP token needs the session's DPoP key, RFC 9449 §7.1, and this session has none)"
         )
         #expect(dpop.sent.isEmpty)
     }

@@ -84,7 +84,14 @@ extension AuthenticatingClient {
                 throw error
             }
         }
-        for case .authorizer(let scoped) in parties.compactMap(\.sent) { await scoped.authorizer.received(response) }
+        for party in parties {
+            guard case .authorizer(let scoped)? = party.sent else { continue }
+            let sent = RequestAuthorization(
+                credentials: party.authorization ?? "",
+                additionalFields: party.additionalFields
+            )
+            await scoped.authorizer.received(response, answering: sent)
+        }
         return (response, responseBody)
     }
 

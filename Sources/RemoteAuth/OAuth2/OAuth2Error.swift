@@ -35,7 +35,8 @@ extension OAuth2 {
             /// try again. Alamofire's `RefreshWindow`.
             public static let refreshLimitExceeded = Code(base: .refreshLimitExceeded)
             /// The token's `token_type` is not one this client can present (a `DPoP` token needs
-            /// a proof, [RFC 9449 §7.1](https://www.rfc-editor.org/rfc/rfc9449#section-7.1)).
+            /// a proof of the session's DPoP key, and the session has none,
+            /// [RFC 9449 §7.1](https://www.rfc-editor.org/rfc/rfc9449#section-7.1)).
             /// [RFC 6749 §7.1](https://www.rfc-editor.org/rfc/rfc6749#section-7.1)
             public static let unsupportedTokenType = Code(base: .unsupportedTokenType)
             /// The device grant's `expires_in` passed before the user approved

@@ -19,16 +19,28 @@ struct BearerAuthenticator: RouterMiddleware {
         next: (Request, SandboxRequestContext) async throws -> Response
     ) async throws -> Response {
         let authorizations = request.headers[values: .authorization]
-        guard authorizations.count == 1, let authorization = authorizations.first,
-            let token = Self.bearerToken(authorization)
-        else {
-            return try await oauth1.handle(request, context: context, next: next)
-        }
-        guard Self.isB64Token(token) else {
-            throw challenge(.invalidRequest, "the Bearer credentials are not a b64token", status: .badRequest)
-        }
-        guard let record = await store.accessToken(token, now: configuration.now()) else {
-            throw challenge(.invalidToken, "the access token is unknown, expired or revoked", status: .unauthorized)
+        let record: OAuth2Store.AccessToken
+        if authorizations.count == 1, let authorization = authorizations.first,
+            let token = Self.dpopToken(authorization)
+        {
+            record = try await dpopRecord(request, token: token)
+        } else {
+            guard authorizations.count == 1, let authorization = authorizations.first,
+                let token = Self.bearerToken(authorization)
+            else {
+                return try await oauth1.handle(request, context: context, next: next)
+            }
+            guard Self.isB64Token(token) else {
+                throw challenge(.invalidRequest, "the Bearer credentials are not a b64token", status: .badRequest)
+            }
+            guard let found = await store.accessToken(token, now: configuration.now()) else {
+                throw challenge(.invalidToken, "the access token is unknown, expired or revoked", status: .unauthorized)
+            }
+            // RFC 9449 §7.1: a DPoP-bound token presented as Bearer is refused.
+            guard found.jkt == nil else {
+                throw dpopChallenge(.invalidToken, "this token is DPoP-bound: send it as DPoP with a proof")
+            }
+            record = found
         }
         let needed = request.method == .get || request.method == .head ? "statuses:read" : "statuses:write"
         guard record.scope.contains(needed) else {

@@ -1,4 +1,5 @@
 import Hummingbird
+import RemoteAuth
 
 /// `GET /.well-known/oauth-authorization-server`
 /// ([RFC 8414 §3](https://www.rfc-editor.org/rfc/rfc8414#section-3)) and
@@ -33,6 +34,8 @@ struct MetadataRoutes: Sendable {
         let authorizationResponseIssParameterSupported: Bool
         let pushedAuthorizationRequestEndpoint: String
         let requirePushedAuthorizationRequests: Bool
+        /// [RFC 9449 §5.1](https://www.rfc-editor.org/rfc/rfc9449#section-5.1).
+        var dpopSigningAlgValuesSupported = OAuth2.DPoP.ProofVerifier().allowedAlgorithms.map(\.rawValue).sorted()
 
         enum CodingKeys: String, CodingKey {
             case issuer
@@ -52,6 +55,7 @@ struct MetadataRoutes: Sendable {
             case authorizationResponseIssParameterSupported = "authorization_response_iss_parameter_supported"
             case pushedAuthorizationRequestEndpoint = "pushed_authorization_request_endpoint"
             case requirePushedAuthorizationRequests = "require_pushed_authorization_requests"
+            case dpopSigningAlgValuesSupported = "dpop_signing_alg_values_supported"
         }
     }
 

@@ -39,6 +39,8 @@ actor OAuth2Store {
         var issuedAt: Int64
         var expiresAt: Int64
         var family: String?
+        /// `cnf.jkt`: the DPoP key the token is bound to ([RFC 9449 §6](https://www.rfc-editor.org/rfc/rfc9449#section-6)).
+        var jkt: String? = nil
     }
 
     struct RefreshToken: Sendable {
@@ -49,6 +51,8 @@ actor OAuth2Store {
         var family: String
         /// Replaced by a newer refresh token: presenting it again revokes the family.
         var rotated: Bool
+        /// The DPoP key a refresh must prove ([RFC 9449 §5](https://www.rfc-editor.org/rfc/rfc9449#section-5)).
+        var jkt: String? = nil
     }
 
     struct DeviceCode: Sendable {
@@ -83,9 +87,12 @@ actor OAuth2Store {
     /// Normalized user code (letters only) → device code.
     private var userCodes: [String: String] = [:]
     private let random: RandomSource
+    /// DPoP proofs' replay cache and nonces.
+    let dpop: SandboxDPoP
 
     init(random: RandomSource) {
         self.random = random
+        self.dpop = SandboxDPoP(random: random)
     }
 
     func token() -> String { random.alphanumeric(bytes: 32) }
@@ -153,7 +160,8 @@ actor OAuth2Store {
         refresh: Bool,
         family: String? = nil,
         now: Int64,
-        lifetime: Int64
+        lifetime: Int64,
+        jkt: String? = nil
     ) -> (access: String, refresh: String?, family: String) {
         let family = family ?? token()
         let access = token()
@@ -163,7 +171,8 @@ actor OAuth2Store {
             scope: scope,
             issuedAt: now,
             expiresAt: now + lifetime,
-            family: refresh ? family : nil
+            family: refresh ? family : nil,
+            jkt: jkt
         )
         var refreshToken: String? = nil
         if refresh {
@@ -174,7 +183,8 @@ actor OAuth2Store {
                 scope: scope,
                 issuedAt: now,
                 family: family,
-                rotated: false
+                rotated: false,
+                jkt: jkt
             )
             refreshToken = value
         }

@@ -27,7 +27,7 @@ struct TokenRoutes: Sendable {
     /// A successful token response ([RFC 6749 §5.1](https://www.rfc-editor.org/rfc/rfc6749#section-5.1)).
     struct TokenJSON: Encodable {
         let accessToken: String
-        let tokenType = "Bearer"
+        var tokenType = "Bearer"
         let expiresIn: Int64
         let refreshToken: String?
         let scope: String
@@ -48,13 +48,26 @@ struct TokenRoutes: Sendable {
         let parameters = try await OAuth2Parameters.body(of: request)
         let (client, _) = try clients.authenticate(request, parameters)
         let now = configuration.now()
+        // RFC 9449 §5: a proof binds the tokens to its key.
+        let jkt = try await dpopBinding(request, client: client)
+        var response = try await token(parameters, client: client, now: now, jkt: jkt)
+        response.headers.append(contentsOf: await dpopResponseHeaders())
+        return response
+    }
+
+    func token(
+        _ parameters: OAuth2Parameters,
+        client: SandboxConfiguration.OAuth2Client,
+        now: Int64,
+        jkt: String?
+    ) async throws -> Response {
         switch parameters["grant_type"] {
         case nil:
             throw OAuth2Problem(.invalidRequest, "grant_type is missing")
         case "authorization_code":
-            return try await authorizationCode(parameters, client: client, now: now)
+            return try await authorizationCode(parameters, client: client, now: now, jkt: jkt)
         case "refresh_token":
-            return try await refresh(parameters, client: client, now: now)
+            return try await refresh(parameters, client: client, now: now, jkt: jkt)
         case "client_credentials":
             guard client.isConfidential else {
                 throw OAuth2Problem(.unauthorizedClient, "client_credentials is for confidential clients")
@@ -68,9 +81,10 @@ struct TokenRoutes: Sendable {
                 scope: scope,
                 refresh: false,
                 now: now,
-                lifetime: configuration.accessTokenTTL
+                lifetime: configuration.accessTokenTTL,
+                jkt: jkt
             )
-            return tokenResponse(issued.access, refresh: nil, scope: scope)
+            return tokenResponse(issued.access, refresh: nil, scope: scope, jkt: jkt)
         case MetadataRoutes.deviceCodeGrant:
             guard let deviceCode = parameters["device_code"] else {
                 throw OAuth2Problem(.invalidRequest, "device_code is missing")
@@ -85,9 +99,10 @@ struct TokenRoutes: Sendable {
                     scope: record.scope,
                     refresh: true,
                     now: now,
-                    lifetime: configuration.accessTokenTTL
+                    lifetime: configuration.accessTokenTTL,
+                    jkt: jkt
                 )
-                return tokenResponse(issued.access, refresh: issued.refresh, scope: record.scope)
+                return tokenResponse(issued.access, refresh: issued.refresh, scope: record.scope, jkt: jkt)
             }
         case let other?:
             throw OAuth2Problem(.unsupportedGrantType, "grant_type '\(other)' is not supported")
@@ -99,7 +114,8 @@ struct TokenRoutes: Sendable {
     func authorizationCode(
         _ parameters: OAuth2Parameters,
         client: SandboxConfiguration.OAuth2Client,
-        now: Int64
+        now: Int64,
+        jkt: String? = nil
     ) async throws -> Response {
         guard let code = parameters["code"] else { throw OAuth2Problem(.invalidRequest, "code is missing") }
         guard let verifier = parameters["code_verifier"] else {
@@ -126,10 +142,11 @@ struct TokenRoutes: Sendable {
             scope: record.request.scope,
             refresh: true,
             now: now,
-            lifetime: configuration.accessTokenTTL
+            lifetime: configuration.accessTokenTTL,
+            jkt: jkt
         )
         await store.bindCode(code, family: issued.family)
-        return tokenResponse(issued.access, refresh: issued.refresh, scope: record.request.scope)
+        return tokenResponse(issued.access, refresh: issued.refresh, scope: record.request.scope, jkt: jkt)
     }
 
     /// The refresh token grant ([RFC 6749 §6](https://www.rfc-editor.org/rfc/rfc6749#section-6)):
@@ -137,10 +154,14 @@ struct TokenRoutes: Sendable {
     func refresh(
         _ parameters: OAuth2Parameters,
         client: SandboxConfiguration.OAuth2Client,
-        now: Int64
+        now: Int64,
+        jkt: String? = nil
     ) async throws -> Response {
         guard let value = parameters["refresh_token"] else {
             throw OAuth2Problem(.invalidRequest, "refresh_token is missing")
+        }
+        if let current = await store.refreshToken(value), current.clientID == client.id {
+            try Self.checkRefreshBinding(current.jkt, proof: jkt)
         }
         if let asked = parameters["scope"], let current = await store.refreshToken(value),
             current.clientID == client.id, OAuth2Rules.scope(asked, allowed: current.scope) == nil
@@ -159,16 +180,18 @@ struct TokenRoutes: Sendable {
                 refresh: true,
                 family: record.family,
                 now: now,
-                lifetime: configuration.accessTokenTTL
+                lifetime: configuration.accessTokenTTL,
+                jkt: record.jkt ?? jkt
             )
-            return tokenResponse(issued.access, refresh: issued.refresh, scope: scope)
+            return tokenResponse(issued.access, refresh: issued.refresh, scope: scope, jkt: record.jkt ?? jkt)
         }
     }
 
-    func tokenResponse(_ access: String, refresh: String?, scope: [String]) -> Response {
+    func tokenResponse(_ access: String, refresh: String?, scope: [String], jkt: String? = nil) -> Response {
         OAuth2JSON.response(
             TokenJSON(
                 accessToken: access,
+                tokenType: jkt == nil ? "Bearer" : OAuth2.DPoP.tokenType,
                 expiresIn: configuration.accessTokenTTL,
                 refreshToken: refresh,
                 scope: scope.joined(separator: " ")
@@ -197,9 +220,11 @@ struct TokenRoutes: Sendable {
         var tokenType: String? = nil
         var exp: Int64? = nil
         var iat: Int64? = nil
+        /// `cnf.jkt` of a DPoP-bound token ([RFC 9449 §6.2](https://www.rfc-editor.org/rfc/rfc9449#section-6.2)).
+        var cnf: [String: String]? = nil
 
         enum CodingKeys: String, CodingKey {
-            case active, scope, username, exp, iat
+            case active, scope, username, exp, iat, cnf
             case clientID = "client_id"
             case tokenType = "token_type"
         }
@@ -220,9 +245,10 @@ struct TokenRoutes: Sendable {
                     scope: access.scope.joined(separator: " "),
                     clientID: access.clientID,
                     username: access.user,
-                    tokenType: "Bearer",
+                    tokenType: access.jkt == nil ? "Bearer" : OAuth2.DPoP.tokenType,
                     exp: access.expiresAt,
-                    iat: access.issuedAt
+                    iat: access.issuedAt,
+                    cnf: access.jkt.map { ["jkt": $0] }
                 )
             )
         }
@@ -233,7 +259,8 @@ struct TokenRoutes: Sendable {
                     scope: refresh.scope.joined(separator: " "),
                     clientID: refresh.clientID,
                     username: refresh.user,
-                    iat: refresh.issuedAt
+                    iat: refresh.issuedAt,
+                    cnf: refresh.jkt.map { ["jkt": $0] }
                 )
             )
         }

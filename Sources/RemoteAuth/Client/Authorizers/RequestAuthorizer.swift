@@ -45,10 +45,19 @@ public protocol RequestAuthorizer: Sendable {
     /// Every response to a request that carried this authorizer's authorization, challenged or
     /// not (a `DPoP-Nonce` can come with a `200`). The default does nothing.
     func received(_ response: HTTPResponse) async
+
+    /// The same, told which authorization the request carried (a DPoP proof names the URL
+    /// whose origin gave a `DPoP-Nonce`). The client calls this one; the default forwards to
+    /// ``received(_:)``.
+    func received(_ response: HTTPResponse, answering authorization: RequestAuthorization) async
 }
 
 extension RequestAuthorizer {
     public func received(_ response: HTTPResponse) async {}
+
+    public func received(_ response: HTTPResponse, answering authorization: RequestAuthorization) async {
+        await received(response)
+    }
 
     public func reaction(
         to challenge: AuthenticationChallenge?,

@@ -36,6 +36,11 @@ extension OAuth2 {
         /// those: the resource servers the caller named (RFC 8707 `resource` values, or the API's
         /// origin). [RFC 6750 §5.3](https://www.rfc-editor.org/rfc/rfc6750#section-5.3)
         public var resourceOrigins: [String]
+        /// The session's DPoP key, as a private JWK (its private members are ``Secret``s), when
+        /// its tokens are bound to a key: proofs for its refreshes and resource requests are
+        /// signed with it ([RFC 9449 §5](https://www.rfc-editor.org/rfc/rfc9449#section-5)). A
+        /// file written before DPoP has none and still decodes.
+        public var dpopKey: JOSE.JWK?
 
         public init(
             tokens: Tokens,
@@ -47,7 +52,8 @@ extension OAuth2 {
             clientAuthentication: ClientAuthenticationMethod = .none,
             clientSecret: Secret? = nil,
             scope: [String]? = nil,
-            resourceOrigins: [String] = []
+            resourceOrigins: [String] = [],
+            dpopKey: JOSE.JWK? = nil
         ) {
             self.tokens = tokens
             self.issuer = issuer
@@ -59,6 +65,7 @@ extension OAuth2 {
             self.clientSecret = clientSecret
             self.scope = scope
             self.resourceOrigins = resourceOrigins
+            self.dpopKey = dpopKey
         }
 
         /// ``resourceOrigins`` as scopes, for ``InMemoryCredentialStore/add(_:for:allowingPlainHTTP:)``.
@@ -75,6 +82,9 @@ extension OAuth2 {
             parts.append("clientAuthentication: \(clientAuthentication)")
             if clientSecret != nil { parts.append("clientSecret: <redacted>") }
             if !resourceOrigins.isEmpty { parts.append("resourceOrigins: \(resourceOrigins)") }
+            if let dpopKey {
+                parts.append("dpopKey: \((try? dpopKey.thumbprint()).map { "jkt \($0)" } ?? "<redacted>")")
+            }
             return "OAuth2.Session(\(parts.joined(separator: ", ")), tokens: \(tokens))"
         }
 

@@ -8,23 +8,28 @@ public import HTTPTypes
 /// other challenge (`insufficient_scope`, no error) gives up, and the client never asks twice
 /// per request.
 extension OAuth2.TokenSession: RequestAuthorizer {
-    /// `Bearer`.
-    public nonisolated var scheme: String { "Bearer" }
+    /// `Bearer`, or `DPoP` for a session with a DPoP prover.
+    public nonisolated var scheme: String { dpop == nil ? "Bearer" : OAuth2.DPoP.scheme }
 
-    /// `Bearer <access token>`, refreshing first when needed.
+    /// `Bearer <access token>`, refreshing first when needed; with a ``dpop`` prover and a
+    /// `DPoP` token, `DPoP <access token>` and a proof ([RFC 9449 §7.1](https://www.rfc-editor.org/rfc/rfc9449#section-7.1)).
+    /// A `Bearer` token is sent as Bearer even when the session has a DPoP key: the
+    /// authorization server chose not to bind it ([RFC 9449 §5](https://www.rfc-editor.org/rfc/rfc9449#section-5)).
     ///
     /// - Throws: ``OAuth2/Error/Code/unsupportedTokenType`` for a `token_type` other than
-    ///   `Bearer` (a `DPoP` token needs a proof, [RFC 9449 §7.1](https://www.rfc-editor.org/rfc/rfc9449#section-7.1),
-    ///   not supported yet); ``ClientError/Code/invalidCredential`` for a token that is not a
-    ///   `b64token`; the errors of ``validTokens()``.
+    ///   `Bearer`, or `DPoP` without a prover; ``ClientError/Code/invalidCredential`` for a
+    ///   token that is not a `b64token`; the errors of ``validTokens()``.
     public func authorization(for request: HTTPRequest, body: [UInt8]?) async throws -> RequestAuthorization {
         let tokens = try await validTokens()
+        if let dpop, OAuth2.DPoP.isDPoPTokenType(tokens.tokenType) {
+            return try Self.dpopAuthorization(for: request, tokens: tokens, prover: dpop)
+        }
         guard tokens.isBearer else {
             throw OAuth2.Error(
                 .unsupportedTokenType,
                 "token_type \"\(tokens.tokenType)\" cannot be sent as Bearer"
-                    + (tokens.tokenType.lowercased() == "dpop"
-                        ? " (DPoP needs a proof, RFC 9449; not supported yet)" : "")
+                    + (OAuth2.DPoP.isDPoPTokenType(tokens.tokenType)
+                        ? " (a DPoP token needs the session's DPoP key, RFC 9449 §7.1, and this session has none)" : "")
             )
         }
         return try BearerToken(tokens.accessToken.reveal()).authorization(for: request, body: body)
@@ -37,7 +42,9 @@ extension OAuth2.TokenSession: RequestAuthorizer {
     ) async throws
         -> ChallengeReaction
     {
-        guard Self.isInvalidToken(challenge, response) else { return .giveUp }
+        guard Self.isInvalidToken(dpop == nil ? challenge : Self.firstChallenge(in: response), response) else {
+            return .giveUp
+        }
         _ = try await tokenRejected(machineToken())
         return .retry
     }
@@ -51,6 +58,7 @@ extension OAuth2.TokenSession: RequestAuthorizer {
         in response: HTTPResponse,
         refusing authorization: RequestAuthorization
     ) async throws -> ChallengeReaction {
+        if let dpop { return try await dpopReaction(in: response, refusing: authorization, prover: dpop) }
         guard Self.isInvalidToken(challenge, response) else { return .giveUp }
         let sent = authorization.credentials.split(separator: " ", maxSplits: 1)
         guard sent.count == 2, sent[0].lowercased() == "bearer" else { return .giveUp }
@@ -70,7 +78,7 @@ extension OAuth2.TokenSession: RequestAuthorizer {
 
     /// A `401` whose Bearer challenge has `error="invalid_token"` (error codes are
     /// case-sensitive, [RFC 6750 §3](https://www.rfc-editor.org/rfc/rfc6750#section-3)).
-    private static func isInvalidToken(_ challenge: AuthenticationChallenge?, _ response: HTTPResponse) -> Bool {
+    static func isInvalidToken(_ challenge: AuthenticationChallenge?, _ response: HTTPResponse) -> Bool {
         response.status == .unauthorized && challenge?.parameter("error") == OAuth2.ErrorCode.invalidToken.rawValue
     }
 }

@@ -40,6 +40,9 @@ extension OAuth2.TokenSession {
     /// await session.register(in: credentials)   // Bearer on the session's resource origins only
     /// ```
     ///
+    /// A session with a ``OAuth2/Session/dpopKey`` gets a ``OAuth2/DPoP/Prover`` for it (`random`
+    /// draws the proofs' `jti`s): its refreshes and `DPoP` tokens carry proofs.
+    ///
     /// - Throws: ``OAuth2/Error/Code/reauthorizationRequired`` when nothing is stored there;
     ///   ``OAuth2/Error/Code/invalidConfiguration`` when the stored client cannot authenticate.
     public static func restore(
@@ -48,12 +51,18 @@ extension OAuth2.TokenSession {
         account: String,
         transport: any HTTPTransport,
         policy: OAuth2.RefreshPolicy = .init(),
-        now: @escaping @Sendable () -> Int64
+        now: @escaping @Sendable () -> Int64,
+        random: RandomSource = .system
     ) async throws -> OAuth2.TokenSession {
         guard let stored = try await store.oauth2Session(service: service, account: account) else {
             throw OAuth2.Error(.reauthorizationRequired, "no OAuth 2 session is stored for \(service)/\(account)")
         }
-        let flow = try stored.flow(over: transport, now: now)
+        // A session with a DPoP key refreshes with proofs of that key (RFC 9449 §5).
+        let dpop = try stored.dpopProver(now: now, random: random)
+        let flow = try stored.flow(
+            over: dpop.map { stored.dpopTransport(transport, prover: $0) } ?? transport,
+            now: now
+        )
         return try OAuth2.TokenSession(
             session: stored,
             store: store,
@@ -61,6 +70,7 @@ extension OAuth2.TokenSession {
             account: account,
             policy: policy,
             now: now,
+            dpop: dpop,
             refresher: { try await flow.refresh($0) }
         )
     }

@@ -45,6 +45,9 @@ extension OAuth2 {
         private var flight: Task<Tokens, any Swift.Error>?
         /// How many times the refresher was called, for tests and benchmarks.
         public private(set) var refreshCount = 0
+        /// The session's DPoP prover, when its tokens are bound to a key: `DPoP` tokens are sent
+        /// with a proof from it ([RFC 9449 §7.1](https://www.rfc-editor.org/rfc/rfc9449#section-7.1)).
+        public nonisolated let dpop: DPoP.Prover?
 
         /// - Parameters:
         ///   - session: the session as signed in; it is not saved until its first rotation
@@ -52,6 +55,8 @@ extension OAuth2 {
         ///   - store, service, account: where rotations are saved, and re-read after
         ///     `invalid_grant`.
         ///   - now: seconds since 1970.
+        ///   - dpop: the prover for a session whose tokens are DPoP-bound (give the refresher
+        ///     the same prover, e.g. through ``DPoP/Transport``).
         /// - Throws: ``ClientError/Code/invalidURL`` for a resource origin that is not an absolute
         ///   `http`/`https` URL.
         public init(
@@ -61,8 +66,10 @@ extension OAuth2 {
             account: String,
             policy: RefreshPolicy = .init(),
             now: @escaping @Sendable () -> Int64,
+            dpop: DPoP.Prover? = nil,
             refresher: @escaping Refresher
         ) throws {
+            self.dpop = dpop
             self.key = TokenStoreKey(service: service, account: account)
             self.resourceScopes = try session.resourceScopes()
             self.store = store

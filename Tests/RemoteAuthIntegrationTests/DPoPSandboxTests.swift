@@ -1,0 +1,233 @@
+import Foundation
+import HTTPTypes
+import RemoteAuth
+import RemoteAuthAsyncHTTPClient
+import RemoteAuthSandbox
+import Testing
+
+/// RFC 9449 end to end: the library's DPoP client against the sandbox's authorization server
+/// and status API, over real sockets.
+@Suite("DPoP against the sandbox", .timeLimit(.minutes(1)))
+struct DPoPSandboxTests {
+    typealias W = OAuth2Wire
+    static let now: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
+    static let timeline = "/1.1/statuses/home_timeline.json"
+
+    /// A signed-in public client (`demo-app`, code + PKCE, auto-approved) whose token requests
+    /// carry proofs of `prover`'s key.
+    struct SignedIn {
+        let flow: OAuth2.Flow
+        let tokens: OAuth2.Tokens
+        let session: OAuth2.TokenSession
+        let client: AuthenticatingClient
+    }
+
+    static func signIn(
+        _ base: String,
+        prover: OAuth2.DPoP.Prover,
+        over transport: any HTTPTransport
+    ) async throws -> SignedIn {
+        let server = OAuth2.AuthorizationServer(
+            metadata: try await OAuth2.Flow.discover(issuer: base, transport: transport)
+        )
+        let flow = OAuth2.Flow(
+            server: server,
+            client: .public(id: "demo-app"),
+            transport: OAuth2.DPoP.Transport(transport, prover: prover, endpoints: [base + "/oauth2/token"]),
+            now: now
+        )
+        let request = try flow.authorizationRequest(redirectURI: W.loopbackRedirect, random: .system)
+        let redirect = try await Wire.get(request.url)
+        let location = try #require(redirect.header("Location"))
+        let tokens = try await flow.tokens(fromCallback: location, pending: request.pending)
+        let session = try OAuth2.TokenSession(
+            session: OAuth2.Session(
+                tokens: tokens,
+                issuer: base,
+                tokenEndpoint: base + "/oauth2/token",
+                clientID: "demo-app",
+                resourceOrigins: [base],
+                dpopKey: prover.privateJWK
+            ),
+            store: InMemoryTokenStore(),
+            service: "sandbox",
+            account: "alice",
+            now: now,
+            dpop: prover,
+            refresher: { try await flow.refresh($0) }
+        )
+        let credentials = InMemoryCredentialStore()
+        await session.register(in: credentials)
+        return SignedIn(
+            flow: flow,
+            tokens: tokens,
+            session: session,
+            client: AuthenticatingClient(transport: transport, credentials: credentials)
+        )
+    }
+
+    static func autoApproving(nonce: Bool = false) -> SandboxConfiguration {
+        var configuration = SandboxConfiguration.demo()
+        configuration.autoApprove = true
+        configuration.dpopNonce = nonce
+        configuration.oauth2Clients.append(
+            .init(id: "dpop-service", secret: "dpop-service-secret", requireDPoP: true)
+        )
+        return configuration
+    }
+
+    @Test(
+        "token bound to the key (token_type DPoP, cnf.jkt), sent as DPoP; refused as Bearer, with another key, replayed"
+    )
+    func boundToken() async throws {
+        try await Sandbox.withSandbox(Self.autoApproving()) { sandbox in
+            let base = sandbox.baseURL
+            try await AsyncHTTPClientTransport.withTransport { ahc in
+                let recording = RecordingTransport(ahc)
+                let prover = try OAuth2.DPoP.Prover(key: .generateP256(), now: Self.now)
+                let signedIn = try await Self.signIn(base, prover: prover, over: recording)
+                #expect(signedIn.tokens.tokenType == "DPoP")
+                let token = signedIn.tokens.accessToken.reveal()
+
+                // The status API with DPoP.
+                let (response, _) = try await signedIn.client.send(
+                    HTTPRequest(method: .get, absoluteURL: base + Self.timeline),
+                    body: nil
+                )
+                #expect(response.status == .ok)
+                let sent = try #require(recording.hops.last?.request)
+                #expect(sent.headerFields[.authorization] == "DPoP " + token)
+                let proof = try #require(sent.headerFields[.dpop])
+
+                // The same token as Bearer: refused with a DPoP challenge.
+                let bearer = try await W.bearer(base + Self.timeline, token)
+                #expect(bearer.status == 401)
+                #expect(bearer.header("WWW-Authenticate")?.hasPrefix("DPoP ") == true)
+                #expect(bearer.header("WWW-Authenticate")?.contains("error=\"invalid_token\"") == true)
+
+                // A replayed proof, and a proof of another key.
+                let replayed = try await Wire.get(
+                    base + Self.timeline,
+                    headers: [.authorization: "DPoP " + token, .dpop: proof]
+                )
+                #expect(replayed.status == 401)
+                #expect(W.json(replayed)["error"] as? String == "invalid_dpop_proof")
+                let other = try OAuth2.DPoP.Prover(key: .generateP256(), now: Self.now)
+                let stolen = try await Wire.get(
+                    base + Self.timeline,
+                    headers: [
+                        .authorization: "DPoP " + token,
+                        .dpop: try other.proof(method: .get, url: base + Self.timeline, accessToken: Secret(token)),
+                    ]
+                )
+                #expect(stolen.status == 401)
+                #expect(stolen.header("WWW-Authenticate")?.contains("error=\"invalid_token\"") == true)
+
+                // Introspection shows the binding (RFC 9449 §6.2).
+                let introspection = try await W.token(
+                    base,
+                    [("token", token)],
+                    basic: ("demo-service", "demo-service-secret"),
+                    endpoint: "/oauth2/introspect"
+                )
+                let json = W.json(introspection)
+                #expect(json["token_type"] as? String == "DPoP")
+                #expect((json["cnf"] as? [String: String])?["jkt"] == prover.thumbprint)
+
+                // Refresh with the same key (§5); another key's proof is refused.
+                let renewed = try await signedIn.flow.refresh(signedIn.tokens)
+                #expect(renewed.tokenType == "DPoP")
+                let thief = OAuth2.Flow(
+                    server: signedIn.flow.server,
+                    client: .public(id: "demo-app"),
+                    transport: OAuth2.DPoP.Transport(recording, prover: other, endpoints: [base + "/oauth2/token"]),
+                    now: Self.now
+                )
+                await #expect(throws: OAuth2.Error.self) { _ = try await thief.refresh(renewed) }
+                // Without any proof, too.
+                let plain = OAuth2.Flow(
+                    server: signedIn.flow.server,
+                    client: .public(id: "demo-app"),
+                    transport: recording,
+                    now: Self.now
+                )
+                await #expect(throws: OAuth2.Error.self) { _ = try await plain.refresh(renewed) }
+                // The legitimate key still refreshes (the refused attempts did not rotate).
+                #expect(try await signedIn.flow.refresh(renewed).tokenType == "DPoP")
+            }
+        }
+    }
+
+    @Test("--dpop-nonce: exactly one retry at the token endpoint and at the status API, nonces kept per server")
+    func nonceChallenges() async throws {
+        try await Sandbox.withSandbox(Self.autoApproving(nonce: true)) { sandbox in
+            let base = sandbox.baseURL
+            try await AsyncHTTPClientTransport.withTransport { ahc in
+                let recording = RecordingTransport(ahc)
+                let prover = try OAuth2.DPoP.Prover(key: .generateP256(), now: Self.now)
+                let signedIn = try await Self.signIn(base, prover: prover, over: recording)
+                func statuses(_ path: String) -> [Int] {
+                    recording.hops.filter { $0.request.path == path }.map(\.status)
+                }
+                #expect(statuses("/oauth2/token") == [400, 200])
+                let (response, _) = try await signedIn.client.send(
+                    HTTPRequest(method: .get, absoluteURL: base + Self.timeline),
+                    body: nil
+                )
+                #expect(response.status == .ok)
+                #expect(statuses(Self.timeline) == [401, 200])
+                let challenge = try #require(recording.hops.first { $0.request.path == Self.timeline }?.response)
+                #expect(challenge.headerFields[.wwwAuthenticate]?.contains("error=\"use_dpop_nonce\"") == true)
+                #expect(challenge.headerFields[.dpopNonce] != nil)
+                // A second resource request uses the nonce it was given: no challenge.
+                _ = try await signedIn.client.send(
+                    HTTPRequest(method: .get, absoluteURL: base + Self.timeline),
+                    body: nil
+                )
+                #expect(statuses(Self.timeline) == [401, 200, 200])
+                // The refresh meets the authorization server's nonce again (one origin, two
+                // servers), and retries once.
+                let renewed = try await signedIn.session.tokenRejected(signedIn.tokens.accessToken)
+                #expect(renewed.tokenType == "DPoP")
+                #expect(statuses("/oauth2/token") == [400, 200, 400, 200])
+            }
+        }
+    }
+
+    @Test("a client registered with requireDPoP needs a proof; metadata lists the proof algorithms")
+    func requiredAndAdvertised() async throws {
+        try await Sandbox.withSandbox(Self.autoApproving()) { sandbox in
+            let base = sandbox.baseURL
+            let metadata = W.json(try await Wire.get(base + "/.well-known/oauth-authorization-server"))
+            #expect(metadata["dpop_signing_alg_values_supported"] as? [String] == ["ES256", "EdDSA", "PS256", "RS256"])
+            let refused = try await W.token(
+                base,
+                [("grant_type", "client_credentials")],
+                basic: ("dpop-service", "dpop-service-secret")
+            )
+            #expect(refused.status == 400)
+            #expect(W.json(refused)["error"] as? String == "invalid_dpop_proof")
+            try await AsyncHTTPClientTransport.withTransport { ahc in
+                let prover = try OAuth2.DPoP.Prover(key: .generateP256(), now: Self.now)
+                let flow = OAuth2.Flow(
+                    server: OAuth2.AuthorizationServer(tokenEndpoint: base + "/oauth2/token"),
+                    client: OAuth2.Client(
+                        id: "dpop-service",
+                        authentication: .clientSecretBasic("dpop-service-secret")
+                    ),
+                    transport: OAuth2.DPoP.Transport(ahc, prover: prover, endpoints: [base + "/oauth2/token"]),
+                    now: Self.now
+                )
+                let tokens = try await flow.clientCredentials().tokens
+                #expect(tokens.tokenType == "DPoP")
+                // A Bearer client that sends no proof still gets a Bearer token.
+                let service = try await W.token(
+                    base,
+                    [("grant_type", "client_credentials")],
+                    basic: ("demo-service", "demo-service-secret")
+                )
+                #expect(W.json(service)["token_type"] as? String == "Bearer")
+            }
+        }
+    }
+}
