@@ -199,7 +199,7 @@ struct DPoPSandboxTests {
         try await Sandbox.withSandbox(Self.autoApproving()) { sandbox in
             let base = sandbox.baseURL
             let metadata = W.json(try await Wire.get(base + "/.well-known/oauth-authorization-server"))
-            #expect(metadata["dpop_signing_alg_values_supported"] as? [String] == ["ES256", "EdDSA", "PS256", "RS256"])
+            #expect(metadata["dpop_signing_alg_values_supported"] as? [String] == ["ES256", "Ed25519", "EdDSA", "PS256", "RS256"])
             let refused = try await W.token(
                 base,
                 [("grant_type", "client_credentials")],
