@@ -59,7 +59,7 @@ extension OAuth2 {
         fields[.contentType] = FormURLEncoding.mediaType
         fields[.accept] = "application/json"
         var parameters = parameters
-        client?.authenticate(fields: &fields, parameters: &parameters)
+        try client?.authenticate(endpoint: endpoint, fields: &fields, parameters: &parameters)
         let request = try HTTPRequest(method: .post, absoluteURL: endpoint, headerFields: fields)
         return (request, Array(FormURLEncoding.encode(parameters).utf8))
     }

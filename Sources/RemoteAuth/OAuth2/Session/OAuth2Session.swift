@@ -36,6 +36,10 @@ extension OAuth2 {
         /// those: the resource servers the caller named (RFC 8707 `resource` values, or the API's
         /// origin). [RFC 6750 §5.3](https://www.rfc-editor.org/rfc/rfc6750#section-5.3)
         public var resourceOrigins: [String]
+        /// Where the `private_key_jwt` signing key is kept (the CLI: the PEM file's path), never
+        /// the key itself; whoever restores the session loads it from there
+        /// (``client(assertionKey:now:random:)``).
+        public var clientKeyReference: String?
 
         public init(
             tokens: Tokens,
@@ -47,7 +51,8 @@ extension OAuth2 {
             clientAuthentication: ClientAuthenticationMethod = .none,
             clientSecret: Secret? = nil,
             scope: [String]? = nil,
-            resourceOrigins: [String] = []
+            resourceOrigins: [String] = [],
+            clientKeyReference: String? = nil
         ) {
             self.tokens = tokens
             self.issuer = issuer
@@ -59,6 +64,7 @@ extension OAuth2 {
             self.clientSecret = clientSecret
             self.scope = scope
             self.resourceOrigins = resourceOrigins
+            self.clientKeyReference = clientKeyReference
         }
 
         /// ``resourceOrigins`` as scopes, for ``InMemoryCredentialStore/add(_:for:allowingPlainHTTP:)``.
@@ -75,6 +81,7 @@ extension OAuth2 {
             parts.append("clientAuthentication: \(clientAuthentication)")
             if clientSecret != nil { parts.append("clientSecret: <redacted>") }
             if !resourceOrigins.isEmpty { parts.append("resourceOrigins: \(resourceOrigins)") }
+            if let clientKeyReference { parts.append("clientKeyReference: \(clientKeyReference)") }
             return "OAuth2.Session(\(parts.joined(separator: ", ")), tokens: \(tokens))"
         }
 
@@ -115,6 +122,12 @@ extension OAuth2.Session {
         public static let clientSecretPost = Self(rawValue: "client_secret_post")
         /// A public client: `client_id` only. [RFC 6749 §2.1](https://www.rfc-editor.org/rfc/rfc6749#section-2.1)
         public static let none = Self(rawValue: "none")
+        /// A JWT signed with HS256 keyed with the client secret.
+        /// [RFC 7523 §2.2](https://www.rfc-editor.org/rfc/rfc7523#section-2.2)
+        public static let clientSecretJWT = Self(rawValue: "client_secret_jwt")
+        /// A JWT signed with the client's private key (not stored: see ``OAuth2/Session/clientKeyReference``).
+        /// [RFC 7523 §2.2](https://www.rfc-editor.org/rfc/rfc7523#section-2.2)
+        public static let privateKeyJWT = Self(rawValue: "private_key_jwt")
 
         public init(from decoder: any Decoder) throws {
             rawValue = try decoder.singleValueContainer().decode(String.self)
