@@ -70,15 +70,32 @@ public struct SandboxConfiguration: Sendable {
         /// The application's name, shown on the consent page.
         public var name: String?
         public var redirectURIs: [String]
+        /// The client's public keys (a JWK Set), against which its `private_key_jwt`
+        /// assertions are verified ([RFC 7523 §2.2](https://www.rfc-editor.org/rfc/rfc7523#section-2.2),
+        /// [RFC 7591 §2](https://www.rfc-editor.org/rfc/rfc7591#section-2) `jwks`).
+        public var jwks: JSONValue?
+        /// `token_endpoint_auth_method`: when set, the only method the client may use
+        /// (`client_secret_basic`, `client_secret_post`, `client_secret_jwt`, `private_key_jwt`).
+        public var tokenEndpointAuthMethod: String?
+        /// `id_token_signed_response_alg`: `RS256` (the default) or `ES256`.
+        public var idTokenSignedResponseAlg: String?
 
-        public init(id: String, secret: String? = nil, name: String? = nil, redirectURIs: [String] = []) {
+        public init(
+            id: String, secret: String? = nil, name: String? = nil, redirectURIs: [String] = [],
+            jwks: JSONValue? = nil, tokenEndpointAuthMethod: String? = nil, idTokenSignedResponseAlg: String? = nil
+        ) {
             self.id = id
             self.secret = secret
             self.name = name
             self.redirectURIs = redirectURIs
+            self.jwks = jwks
+            self.tokenEndpointAuthMethod = tokenEndpointAuthMethod
+            self.idTokenSignedResponseAlg = idTokenSignedResponseAlg
         }
 
-        enum CodingKeys: String, CodingKey { case id, secret, name, redirectURIs }
+        enum CodingKeys: String, CodingKey {
+            case id, secret, name, redirectURIs, jwks, tokenEndpointAuthMethod, idTokenSignedResponseAlg
+        }
 
         /// `redirectURIs` may be left out (a client that only uses client credentials).
         public init(from decoder: any Decoder) throws {
@@ -87,9 +104,13 @@ public struct SandboxConfiguration: Sendable {
             secret = try container.decodeIfPresent(String.self, forKey: .secret)
             name = try container.decodeIfPresent(String.self, forKey: .name)
             redirectURIs = try container.decodeIfPresent([String].self, forKey: .redirectURIs) ?? []
+            jwks = try container.decodeIfPresent(JSONValue.self, forKey: .jwks)
+            tokenEndpointAuthMethod = try container.decodeIfPresent(String.self, forKey: .tokenEndpointAuthMethod)
+            idTokenSignedResponseAlg = try container.decodeIfPresent(String.self, forKey: .idTokenSignedResponseAlg)
         }
 
-        public var isConfidential: Bool { secret != nil }
+        /// A client with a secret or registered keys.
+        public var isConfidential: Bool { secret != nil || jwks != nil }
 
         public var description: String {
             "OAuth2Client(id: \(id), \(secret == nil ? "public" : "secret: <redacted>"))"
@@ -140,6 +161,9 @@ public struct SandboxConfiguration: Sendable {
     /// Also answer `response_type=token` (the implicit grant, [RFC 6749 §4.2](https://www.rfc-editor.org/rfc/rfc6749#section-4.2)),
     /// which [RFC 9700 §2.1.2](https://www.rfc-editor.org/rfc/rfc9700#section-2.1.2) says not to use; off by default.
     public var implicitGrant = false
+    /// Rotate the OpenID provider's signing keys after this many seconds of ``now`` (the
+    /// previous keys stay published); `nil`, the default, keeps one generation.
+    public var openIDKeyRotationInterval: Int64?
     /// Keeps tokens and statuses across restarts (JSON, written atomically, mode 0600).
     public var statePath: String?
     /// Serve HTTPS with this material.

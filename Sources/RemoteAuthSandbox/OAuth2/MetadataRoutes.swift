@@ -31,6 +31,14 @@ struct MetadataRoutes: Sendable {
         let revocationEndpointAuthMethodsSupported: [String]
         let introspectionEndpointAuthMethodsSupported: [String]
         let authorizationResponseIssParameterSupported: Bool
+        // OpenID Connect Discovery 1.0 §3.
+        let jwksURI: String
+        let userinfoEndpoint: String
+        let subjectTypesSupported = ["public"]
+        let idTokenSigningAlgValuesSupported = ["RS256", "ES256"]
+        let tokenEndpointAuthSigningAlgValuesSupported = ["RS256", "PS256", "ES256", "EdDSA", "HS256"]
+        let claimsSupported = ["sub", "iss", "aud", "exp", "iat", "auth_time", "nonce", "at_hash", "name",
+            "preferred_username", "email", "email_verified"]
 
         enum CodingKeys: String, CodingKey {
             case issuer
@@ -48,13 +56,19 @@ struct MetadataRoutes: Sendable {
             case revocationEndpointAuthMethodsSupported = "revocation_endpoint_auth_methods_supported"
             case introspectionEndpointAuthMethodsSupported = "introspection_endpoint_auth_methods_supported"
             case authorizationResponseIssParameterSupported = "authorization_response_iss_parameter_supported"
+            case jwksURI = "jwks_uri"
+            case userinfoEndpoint = "userinfo_endpoint"
+            case subjectTypesSupported = "subject_types_supported"
+            case idTokenSigningAlgValuesSupported = "id_token_signing_alg_values_supported"
+            case tokenEndpointAuthSigningAlgValuesSupported = "token_endpoint_auth_signing_alg_values_supported"
+            case claimsSupported = "claims_supported"
         }
     }
 
     static let deviceCodeGrant = "urn:ietf:params:oauth:grant-type:device_code"
 
     func metadata(_ issuer: String) -> Metadata {
-        let methods = ["client_secret_basic", "client_secret_post", "none"]
+        let methods = ["client_secret_basic", "client_secret_post", "client_secret_jwt", "private_key_jwt", "none"]
         let implicit = configuration.implicitGrant
         return Metadata(
             issuer: issuer,
@@ -63,7 +77,7 @@ struct MetadataRoutes: Sendable {
             deviceAuthorizationEndpoint: issuer + "/oauth2/device_authorization",
             revocationEndpoint: issuer + "/oauth2/revoke",
             introspectionEndpoint: issuer + "/oauth2/introspect",
-            scopesSupported: configuration.oauth2Scopes,
+            scopesSupported: configuration.oauth2Scopes + OpenIDProvider.scopes,
             responseTypesSupported: implicit ? ["code", "token"] : ["code"],
             responseModesSupported: implicit ? ["query", "fragment"] : ["query"],
             grantTypesSupported: ["authorization_code", "refresh_token", "client_credentials", Self.deviceCodeGrant]
@@ -72,7 +86,9 @@ struct MetadataRoutes: Sendable {
             tokenEndpointAuthMethodsSupported: methods,
             revocationEndpointAuthMethodsSupported: methods,
             introspectionEndpointAuthMethodsSupported: methods,
-            authorizationResponseIssParameterSupported: true
+            authorizationResponseIssParameterSupported: true,
+            jwksURI: issuer + "/oauth2/jwks",
+            userinfoEndpoint: issuer + "/oauth2/userinfo"
         )
     }
 }
