@@ -61,7 +61,7 @@ struct AuthorizeOAuth2: AsyncParsableCommand {
     @Option(
         parsing: .unconditional,
         help:
-            "The client secret (client_secret_basic), '-' to read it from stdin, or REMOTE_AUTH_CLIENT_SECRET; none for a public client."
+            "The client secret (client_secret_basic unless --client-auth), '-' to read it from stdin, or REMOTE_AUTH_CLIENT_SECRET; none for a public client."
     )
     var clientSecret: String?
 
@@ -89,6 +89,24 @@ struct AuthorizeOAuth2: AsyncParsableCommand {
     @Option(help: "Seconds to wait for the browser (at least 1).")
     var timeout = 300
 
+    @Flag(
+        help:
+            "OpenID Connect: discover the issuer's openid-configuration, add 'openid' to the scope, send a nonce, validate the ID token (Core §3.1.3.7) and print its claims and UserInfo."
+    )
+    var oidc = false
+
+    @Option(
+        help:
+            "How the client authenticates: client-secret-basic (default with a secret), client-secret-post, client-secret-jwt, private-key-jwt (RFC 7523), none."
+    )
+    var clientAuth: ClientAuthOption?
+
+    @Option(help: "The client's private key (PEM: RSA, P-256 or Ed25519) for private-key-jwt; its path is kept with the profile.")
+    var clientKey: String?
+
+    @Option(help: "The aud of client assertions: token-endpoint (default) or issuer.")
+    var assertionAudience: AssertionAudienceOption = .tokenEndpoint
+
     func validate() throws {
         guard timeout > 0 else {
             throw ValidationError("--timeout must be a whole number of seconds, at least 1, not \(timeout)")
@@ -108,6 +126,11 @@ struct AuthorizeOAuth2: AsyncParsableCommand {
                 throw ValidationError("--issuer, or --authorization-url and --token-url, are required")
             }
         }
+        if oidc, issuer == nil { throw ValidationError("--oidc needs --issuer (its openid-configuration is discovered)") }
+        if oidc, device || clientCredentials { throw ValidationError("--oidc belongs to the authorization code grant") }
+        if clientKey != nil, let clientAuth, clientAuth != .privateKeyJWT {
+            throw ValidationError("--client-key is the key of --client-auth private-key-jwt")
+        }
         guard let redirect = URLComponents(string: redirectURI), redirect.scheme != nil, redirect.host != nil else {
             throw ValidationError("--redirect-uri must be an absolute URL, not '\(redirectURI)'")
         }
@@ -121,20 +144,22 @@ struct AuthorizeOAuth2: AsyncParsableCommand {
             environment: "REMOTE_AUTH_CLIENT_SECRET",
             option: "--client-secret"
         )
-        if clientCredentials, secret == nil {
+        if clientCredentials, secret == nil, clientKey == nil {
             throw CLIFailure(
                 "missing secret: --client-credentials needs --client-secret (or REMOTE_AUTH_CLIENT_SECRET)"
             )
         }
-        let client =
-            secret.map { OAuth2.Client(id: clientID, authentication: .clientSecretBasic(Secret($0))) }
-            ?? .public(id: clientID)
+        let client = try makeClient(secret: secret, issuer: issuer)
         _ = try openTokenStore()  // a file that cannot be used fails now, not after the sign-in
         let command = self
         do {
             let session: OAuth2.Session = try await AsyncHTTPClientTransport.withTransport { transport in
-                let server = try await command.server(transport: transport)
-                let flow = OAuth2.Flow(server: server, client: client, transport: transport, now: unixNow)
+                let (server, metadata) = try await command.server(transport: transport)
+                var flow = OAuth2.Flow(server: server, client: client, transport: transport, now: unixNow)
+                if command.oidc, let metadata {
+                    flow.openIDConnect = try OpenIDConnect.RelyingParty(
+                        metadata: metadata, clientID: client.id, transport: transport, now: unixNow)
+                }
                 let tokens: OAuth2.Tokens
                 if command.device {
                     tokens = try await command.deviceGrant(flow)
@@ -142,6 +167,7 @@ struct AuthorizeOAuth2: AsyncParsableCommand {
                     tokens = try await flow.clientCredentials(scope: command.scopes, resources: command.resource).tokens
                 } else {
                     tokens = try await command.codeGrant(flow)
+                    if command.oidc { try await command.printOpenID(tokens: tokens, flow: flow) }
                 }
                 return try command.session(tokens: tokens, server: server, client: client, secret: secret)
             }
@@ -158,19 +184,22 @@ struct AuthorizeOAuth2: AsyncParsableCommand {
     }
 
     /// The endpoints: discovered at `--issuer` (RFC 8414 §3), each overridden by its option.
-    func server(transport: any HTTPTransport) async throws -> OAuth2.AuthorizationServer {
+    /// With `--oidc`, the OpenID Connect document (Discovery §4), whose metadata is returned too.
+    func server(transport: any HTTPTransport) async throws -> (OAuth2.AuthorizationServer, OAuth2.ServerMetadata?) {
         var server = OAuth2.AuthorizationServer()
+        var metadata: OAuth2.ServerMetadata?
         if let issuer {
-            server = OAuth2.AuthorizationServer(
-                metadata: try await OAuth2.Flow.discover(issuer: issuer, transport: transport)
-            )
+            let discovered = try await OAuth2.Flow.discover(
+                issuer: issuer, document: oidc ? .openIDConfiguration : .oauthAuthorizationServer, transport: transport)
+            server = OAuth2.AuthorizationServer(metadata: discovered)
+            metadata = discovered
         }
         if let authorizationURL { server.authorizationEndpoint = authorizationURL }
         if let tokenURL { server.tokenEndpoint = tokenURL }
         if let deviceAuthorizationURL { server.deviceAuthorizationEndpoint = deviceAuthorizationURL }
         if let revocationURL { server.revocationEndpoint = revocationURL }
         if let introspectionURL { server.introspectionEndpoint = introspectionURL }
-        return server
+        return (server, metadata)
     }
 
     /// The authorization code grant with PKCE ([RFC 7636](https://www.rfc-editor.org/rfc/rfc7636)):
@@ -179,7 +208,7 @@ struct AuthorizeOAuth2: AsyncParsableCommand {
         if paste {
             let request = try flow.authorizationRequest(
                 redirectURI: redirectURI,
-                scope: scopes,
+                scope: requestedScopes,
                 resources: resource,
                 random: .system
             )
@@ -194,7 +223,7 @@ struct AuthorizeOAuth2: AsyncParsableCommand {
         let path = URLComponents(string: redirectURI)?.path ?? ""
         let noBrowser = self.noBrowser
         let timeout = self.timeout
-        let scopes = self.scopes
+        let scopes = self.requestedScopes
         let resources = resource
         return try await LoopbackCallbackListener.withListener(path: path.isEmpty ? "/" : path) {
             callbackURL,
@@ -267,10 +296,11 @@ struct AuthorizeOAuth2: AsyncParsableCommand {
             revocationEndpoint: server.revocationEndpoint,
             introspectionEndpoint: server.introspectionEndpoint,
             clientID: client.id,
-            clientAuthentication: secret == nil ? .none : .clientSecretBasic,
+            clientAuthentication: .init(rawValue: client.authentication.methodName),
             clientSecret: secret.map { Secret($0) },
-            scope: tokens.scope ?? (scopes.isEmpty ? nil : scopes),
-            resourceOrigins: origins
+            scope: tokens.scope ?? (requestedScopes.isEmpty ? nil : requestedScopes),
+            resourceOrigins: origins,
+            clientKeyReference: clientKeyReference
         )
     }
 }

@@ -39,7 +39,9 @@ struct OAuth2Profile: Sendable {
             service: key.service,
             account: key.account,
             transport: transport,
-            now: unixNow
+            now: unixNow,
+            assertionKey: assertionKey(),
+            random: .system
         )
     }
 
@@ -64,6 +66,7 @@ struct OAuth2Profile: Sendable {
         }
         lines.append("client: \(session.clientID) (\(session.clientAuthentication.rawValue))")
         if session.clientSecret != nil { lines.append("client secret: <redacted>") }
+        if let keyPath = session.clientKeyReference { lines.append("client key: \(keyPath)") }
         if let scope = session.scope { lines.append("scope: \(scope.joined(separator: " "))") }
         lines.append("resources: \(session.resourceOrigins.joined(separator: " "))")
         lines.append("tokens: \(session.tokens)")
@@ -134,7 +137,7 @@ struct RevokeCommand: AsyncParsableCommand {
         let session = profile.session
         do {
             try await AsyncHTTPClientTransport.withTransport { transport in
-                let flow = try session.flow(over: transport, now: unixNow)
+                let flow = try profile.flow(over: transport)
                 if let refreshToken = session.tokens.refreshToken {
                     try await flow.revoke(refreshToken, hint: .refreshToken)
                 }

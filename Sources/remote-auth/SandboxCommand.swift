@@ -82,6 +82,14 @@ struct SandboxCommand: AsyncParsableCommand {
     @Flag(help: "Also answer OAuth 2 response_type=token (the legacy implicit grant, RFC 9700 says not to use it).")
     var implicit = false
 
+    @Option(
+        help: ArgumentHelp(
+            "Rotate the OpenID provider's ID token signing keys every SECONDS (new kids; the previous keys stay in the JWKS).",
+            valueName: "seconds"
+        )
+    )
+    var rotateKeys: Int64?
+
     func validate() throws {
         guard (0...65535).contains(port) else {
             throw ValidationError("--port must be 0 to 65535 (0 picks a free one), not \(port)")
@@ -104,6 +112,7 @@ struct SandboxCommand: AsyncParsableCommand {
         configuration.statePath = state
         configuration.accessTokenTTL = accessTokenTTL
         configuration.implicitGrant = implicit
+        configuration.openIDKeyRotationInterval = rotateKeys
         if !quiet {
             configuration.requestLog = { entry in
                 FileHandle.standardError.write(Data((entry.description + "\n").utf8))
