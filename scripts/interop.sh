@@ -11,6 +11,8 @@
 #   Authlib, requests-oauthlib (PyPI)   drive the sandbox's OAuth 2 authorization server through every grant
 #   Authlib (PyPI)    plays an OAuth 2 authorization server: remote-auth authorize oauth2 (code + PKCE,
 #                     device, client credentials), request --profile (refresh), token, revoke
+#   Authlib + joserfc (PyPI) an OpenID provider checking remote-auth's private_key_jwt and issuing
+#                     ID tokens it validates (--oidc); a client validating the sandbox's ID tokens
 #   curl (Debian)     Basic and Digest against the sandbox, on http and (with openssl) on https
 #                     with the certificate and SPKI pin a sandbox started with --tls serves
 #   Chromium (Debian) + Selenium (PyPI) consents on the sandbox's authorize page
@@ -51,7 +53,7 @@ if ! { [ -x "$venv/bin/python" ] || python3 -m venv "$venv"; } ||
     exit 1
 fi
 export PATH="$venv/bin:$PATH"
-python3 -c "import oauthlib, jwt, cryptography, requests, selenium, httpbin, authlib, requests_oauthlib" 2>/dev/null ||
+python3 -c "import oauthlib, jwt, cryptography, requests, selenium, httpbin, authlib, requests_oauthlib, joserfc" 2>/dev/null ||
     { echo "interop: a Python peer is not importable" >&2; exit 1; }
 command -v gunicorn >/dev/null || { echo "interop: gunicorn is not on PATH after installing it" >&2; exit 1; }
 echo "interop: $(curl --version | head -n 1 | cut -d' ' -f1-2), $(openssl version | cut -d' ' -f1-2)," \
@@ -94,6 +96,9 @@ step oauthlib-provider python3 scripts/interop/oauthlib_provider.py "$binary"
 
 echo "interop: remote-auth signs in to, and calls, an OAuth 2 authorization server built on Authlib"
 step authlib-provider python3 scripts/interop/authlib_provider.py "$binary"
+
+echo "interop: OpenID Connect and private_key_jwt with Authlib: its provider checks remote-auth's assertions and issues ID tokens remote-auth validates; its client validates the sandbox's"
+step authlib-oidc python3 scripts/interop/authlib_oidc.py "$binary"
 
 echo "interop: remote-auth request puts on the wire what curl does for the same flags"; step curl-equivalence bash scripts/interop/curl_equivalence.sh "$binary"
 
