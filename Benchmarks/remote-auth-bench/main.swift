@@ -179,6 +179,7 @@ if only == nil {
 }
 
 try await oauth2Benchmarks()
+try await oidcBenchmarks(iterations: iterations)
 
 // The network benchmarks need the sandbox; `remote-auth-bench N pure` skips them.
 if only != "pure" {
