@@ -32,7 +32,10 @@ func oidcBenchmarks(iterations: Int) async throws {
     let transport = JWKSTransport(body: jwks)
     let cache = try JOSE.KeySetCache(url: "https://op.example/jwks", transport: transport, now: { now })
     let validator = try OpenIDConnect.IDTokenValidator(
-        issuer: "https://op.example", clientID: "bench-client", keys: .keySetCache(cache))
+        issuer: "https://op.example",
+        clientID: "bench-client",
+        keys: .keySetCache(cache)
+    )
     let expectation = OpenIDConnect.IDTokenValidator.Expectation(nonce: Secret(nonce), accessToken: Secret(accessToken))
     let secretToken = Secret(token)
     _ = try await validator.validate(secretToken, expecting: expectation, now: now)  // the one fetch

@@ -81,8 +81,13 @@ public struct SandboxConfiguration: Sendable {
         public var idTokenSignedResponseAlg: String?
 
         public init(
-            id: String, secret: String? = nil, name: String? = nil, redirectURIs: [String] = [],
-            jwks: JSONValue? = nil, tokenEndpointAuthMethod: String? = nil, idTokenSignedResponseAlg: String? = nil
+            id: String,
+            secret: String? = nil,
+            name: String? = nil,
+            redirectURIs: [String] = [],
+            jwks: JSONValue? = nil,
+            tokenEndpointAuthMethod: String? = nil,
+            idTokenSignedResponseAlg: String? = nil
         ) {
             self.id = id
             self.secret = secret

@@ -37,7 +37,9 @@ func loadClientKey(path: String) throws -> JOSE.SigningKey {
         guard let thumbprint = try key.publicJWK?.thumbprint() else { return key }
         return try JOSE.SigningKey(pem: pem, algorithm: key.algorithm, keyID: thumbprint)
     } catch {
-        throw CLIFailure("the client key '\(path)' is not a private key this tool signs with (RSA, P-256, Ed25519): \(describe(error))")
+        throw CLIFailure(
+            "the client key '\(path)' is not a private key this tool signs with (RSA, P-256, Ed25519): \(describe(error))"
+        )
     }
 }
 
@@ -60,7 +62,9 @@ extension AuthorizeOAuth2 {
         }
         func needSecret() throws -> Secret {
             guard let secret else {
-                throw CLIFailure("missing secret: --client-auth \(clientAuthMethod(secret: nil).rawValue) needs --client-secret")
+                throw CLIFailure(
+                    "missing secret: --client-auth \(clientAuthMethod(secret: nil).rawValue) needs --client-secret"
+                )
             }
             return Secret(secret)
         }
@@ -73,7 +77,11 @@ extension AuthorizeOAuth2 {
         case .privateKeyJWT:
             guard let clientKey else { throw CLIFailure("--client-auth private-key-jwt needs --client-key PEMFILE") }
             authentication = try .privateKeyJWT(
-                loadClientKey(path: clientKey), audience: audience, now: unixNow, random: .system)
+                loadClientKey(path: clientKey),
+                audience: audience,
+                now: unixNow,
+                random: .system
+            )
         case .publicClient:
             guard secret == nil else { throw CLIFailure("--client-auth none takes no --client-secret") }
             authentication = .none

@@ -101,7 +101,10 @@ struct AuthorizeOAuth2: AsyncParsableCommand {
     )
     var clientAuth: ClientAuthOption?
 
-    @Option(help: "The client's private key (PEM: RSA, P-256 or Ed25519) for private-key-jwt; its path is kept with the profile.")
+    @Option(
+        help:
+            "The client's private key (PEM: RSA, P-256 or Ed25519) for private-key-jwt; its path is kept with the profile."
+    )
     var clientKey: String?
 
     @Option(help: "The aud of client assertions: token-endpoint (default) or issuer.")
@@ -126,7 +129,9 @@ struct AuthorizeOAuth2: AsyncParsableCommand {
                 throw ValidationError("--issuer, or --authorization-url and --token-url, are required")
             }
         }
-        if oidc, issuer == nil { throw ValidationError("--oidc needs --issuer (its openid-configuration is discovered)") }
+        if oidc, issuer == nil {
+            throw ValidationError("--oidc needs --issuer (its openid-configuration is discovered)")
+        }
         if oidc, device || clientCredentials { throw ValidationError("--oidc belongs to the authorization code grant") }
         if clientKey != nil, let clientAuth, clientAuth != .privateKeyJWT {
             throw ValidationError("--client-key is the key of --client-auth private-key-jwt")
@@ -158,7 +163,11 @@ struct AuthorizeOAuth2: AsyncParsableCommand {
                 var flow = OAuth2.Flow(server: server, client: client, transport: transport, now: unixNow)
                 if command.oidc, let metadata {
                     flow.openIDConnect = try OpenIDConnect.RelyingParty(
-                        metadata: metadata, clientID: client.id, transport: transport, now: unixNow)
+                        metadata: metadata,
+                        clientID: client.id,
+                        transport: transport,
+                        now: unixNow
+                    )
                 }
                 let tokens: OAuth2.Tokens
                 if command.device {
@@ -190,7 +199,10 @@ struct AuthorizeOAuth2: AsyncParsableCommand {
         var metadata: OAuth2.ServerMetadata?
         if let issuer {
             let discovered = try await OAuth2.Flow.discover(
-                issuer: issuer, document: oidc ? .openIDConfiguration : .oauthAuthorizationServer, transport: transport)
+                issuer: issuer,
+                document: oidc ? .openIDConfiguration : .oauthAuthorizationServer,
+                transport: transport
+            )
             server = OAuth2.AuthorizationServer(metadata: discovered)
             metadata = discovered
         }

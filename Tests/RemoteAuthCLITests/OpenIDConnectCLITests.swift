@@ -18,7 +18,8 @@ import Testing
         jwk.keyID = try jwk.thumbprint()
         let jwkJSON = String(decoding: try jwk.json(), as: UTF8.self)
         let config = directory.appendingPathComponent("sandbox.json").path
-        try #"{"oauth2Clients":[{"id":"cli-jwt","redirectURIs":["http://127.0.0.1/callback"],"tokenEndpointAuthMethod":"private_key_jwt","jwks":{"keys":[\#(jwkJSON)]}}]}"#
+        try
+            #"{"oauth2Clients":[{"id":"cli-jwt","redirectURIs":["http://127.0.0.1/callback"],"tokenEndpointAuthMethod":"private_key_jwt","jwks":{"keys":[\#(jwkJSON)]}}]}"#
             .write(toFile: config, atomically: true, encoding: .utf8)
         let sandbox = try SandboxProcess(["--auto-approve", "--access-token-ttl", "30", "--config", config])
         let base = try await sandbox.baseURL()

@@ -27,17 +27,27 @@ struct OpenIDConnectSandboxTests {
         configuration.oauth2Clients += [
             .init(id: "ec-app", redirectURIs: ["http://127.0.0.1/callback"], idTokenSignedResponseAlg: "ES256"),
             .init(id: "jwt-client", jwks: ["keys": [jwk]], tokenEndpointAuthMethod: "private_key_jwt"),
-            .init(id: "hs-client", secret: "hs-client-secret-of-32-bytes-or-more", tokenEndpointAuthMethod: "client_secret_jwt"),
+            .init(
+                id: "hs-client",
+                secret: "hs-client-secret-of-32-bytes-or-more",
+                tokenEndpointAuthMethod: "client_secret_jwt"
+            ),
         ]
         return configuration
     }
 
     /// The sign-in through the sandbox's auto-approving authorization endpoint.
-    static func signIn(_ flow: OAuth2.Flow, scope: [String] = ["openid", "profile", "email"]) async throws
+    static func signIn(
+        _ flow: OAuth2.Flow,
+        scope: [String] = ["openid", "profile", "email"]
+    ) async throws
         -> OpenIDConnect.SignIn
     {
         let request = try flow.authorizationRequest(
-            redirectURI: "http://127.0.0.1:53123/callback", scope: scope, random: .system)
+            redirectURI: "http://127.0.0.1:53123/callback",
+            scope: scope,
+            random: .system
+        )
         let answer = try await Wire.get(request.url)
         let location = try #require(answer.header("Location"), "\(answer.status) \(answer.body)")
         return try await flow.signIn(fromCallback: location, pending: request.pending)
@@ -51,7 +61,11 @@ struct OpenIDConnectSandboxTests {
             try await AsyncHTTPClientTransport.withTransport { transport in
                 for (client, algorithm) in [("demo-app", JOSE.Algorithm.rs256), ("ec-app", .es256)] {
                     let flow = try await OAuth2.Flow.discoverOpenIDConnect(
-                        issuer: sandbox.baseURL, client: .public(id: client), transport: transport, now: clock.closure)
+                        issuer: sandbox.baseURL,
+                        client: .public(id: client),
+                        transport: transport,
+                        now: clock.closure
+                    )
                     #expect(flow.openIDConnect?.validator.allowedAlgorithms == [.rs256, .es256])
                     let signIn = try await Self.signIn(flow)
                     let idToken = signIn.idToken
@@ -79,7 +93,9 @@ struct OpenIDConnectSandboxTests {
                 let noToken = try await Wire.get(sandbox.baseURL + "/oauth2/userinfo")
                 #expect(noToken.status == 401)
                 let badToken = try await Wire.get(
-                    sandbox.baseURL + "/oauth2/userinfo", headers: [.authorization: "Bearer nope"])
+                    sandbox.baseURL + "/oauth2/userinfo",
+                    headers: [.authorization: "Bearer nope"]
+                )
                 #expect(badToken.status == 401)
                 #expect(badToken.header("WWW-Authenticate")?.contains("error=\"invalid_token\"") == true)
             }
@@ -95,10 +111,17 @@ struct OpenIDConnectSandboxTests {
         try await Sandbox.withSandbox(configuration) { sandbox in
             try await AsyncHTTPClientTransport.withTransport { transport in
                 let cache = try JOSE.KeySetCache(
-                    url: sandbox.baseURL + "/oauth2/jwks", transport: transport, now: clock.closure)
+                    url: sandbox.baseURL + "/oauth2/jwks",
+                    transport: transport,
+                    now: clock.closure
+                )
                 let flow = try await OAuth2.Flow.discoverOpenIDConnect(
-                    issuer: sandbox.baseURL, client: .public(id: "demo-app"), transport: transport, now: clock.closure,
-                    keySetCache: cache)
+                    issuer: sandbox.baseURL,
+                    client: .public(id: "demo-app"),
+                    transport: transport,
+                    now: clock.closure,
+                    keySetCache: cache
+                )
                 let first = try await Self.signIn(flow)
                 #expect(try JOSE.CompactJWS(first.idToken.token.reveal()).keyID == "rsa-1")
                 #expect(await cache.fetchCount == 1)
@@ -113,7 +136,8 @@ struct OpenIDConnectSandboxTests {
     }
 
     static func expectInvalidClient(
-        sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> OAuth2.TokenResponse
+        sourceLocation: SourceLocation = #_sourceLocation,
+        _ body: () async throws -> OAuth2.TokenResponse
     ) async {
         do {
             _ = try await body()
@@ -132,29 +156,50 @@ struct OpenIDConnectSandboxTests {
         try await Sandbox.withSandbox(try Self.configuration(clock: clock)) { sandbox in
             try await AsyncHTTPClientTransport.withTransport { transport in
                 let server = OAuth2.AuthorizationServer(
-                    issuer: sandbox.baseURL, tokenEndpoint: sandbox.baseURL + "/oauth2/token")
+                    issuer: sandbox.baseURL,
+                    tokenEndpoint: sandbox.baseURL + "/oauth2/token"
+                )
                 func flow(_ authentication: OAuth2.ClientAuthentication, id: String = "jwt-client") -> OAuth2.Flow {
                     OAuth2.Flow(
-                        server: server, client: .init(id: id, authentication: authentication), transport: transport,
-                        now: clock.closure)
+                        server: server,
+                        client: .init(id: id, authentication: authentication),
+                        transport: transport,
+                        now: clock.closure
+                    )
                 }
-                let good = try OAuth2.ClientAuthentication.privateKeyJWT(Self.clientKey, now: clock.closure, random: .system)
+                let good = try OAuth2.ClientAuthentication.privateKeyJWT(
+                    Self.clientKey,
+                    now: clock.closure,
+                    random: .system
+                )
                 let tokens = try await flow(good).clientCredentials(scope: ["statuses:read"]).tokens
                 #expect(tokens.tokenType == "Bearer")
                 // The issuer as the audience is accepted too.
                 let byIssuer = try OAuth2.ClientAuthentication.privateKeyJWT(
-                    Self.clientKey, audience: .issuer(sandbox.baseURL), now: clock.closure, random: .system)
+                    Self.clientKey,
+                    audience: .issuer(sandbox.baseURL),
+                    now: clock.closure,
+                    random: .system
+                )
                 _ = try await flow(byIssuer).clientCredentials()
 
                 // Replay: a fixed random source gives the same jti (and the same assertion).
                 let fixed = try OAuth2.ClientAuthentication.privateKeyJWT(
-                    Self.clientKey, now: clock.closure, random: .repeating([7]))
+                    Self.clientKey,
+                    now: clock.closure,
+                    random: .repeating([7])
+                )
                 _ = try await flow(fixed).clientCredentials()
                 await Self.expectInvalidClient { try await flow(fixed).clientCredentials() }
                 let stranger = JOSE.SigningKey.generateP256(keyID: "client-ec")
                 for refused in [
                     try OAuth2.ClientAuthentication.privateKeyJWT(stranger, now: clock.closure, random: .system),
-                    try .privateKeyJWT(Self.clientKey, audience: .custom("https://elsewhere.example"), now: clock.closure, random: .system),
+                    try .privateKeyJWT(
+                        Self.clientKey,
+                        audience: .custom("https://elsewhere.example"),
+                        now: clock.closure,
+                        random: .system
+                    ),
                     try .privateKeyJWT(Self.clientKey, lifetime: 3600, now: clock.closure, random: .system),
                     .clientSecretBasic("guess"),
                 ] {
@@ -167,10 +212,16 @@ struct OpenIDConnectSandboxTests {
                 }
 
                 let hs = try OAuth2.ClientAuthentication.clientSecretJWT(
-                    "hs-client-secret-of-32-bytes-or-more", now: clock.closure, random: .system)
+                    "hs-client-secret-of-32-bytes-or-more",
+                    now: clock.closure,
+                    random: .system
+                )
                 _ = try await flow(hs, id: "hs-client").clientCredentials()
                 let wrongSecret = try OAuth2.ClientAuthentication.clientSecretJWT(
-                    "not-the-secret-but-32-bytes-long-xx", now: clock.closure, random: .system)
+                    "not-the-secret-but-32-bytes-long-xx",
+                    now: clock.closure,
+                    random: .system
+                )
                 await Self.expectInvalidClient { try await flow(wrongSecret, id: "hs-client").clientCredentials() }
             }
         }

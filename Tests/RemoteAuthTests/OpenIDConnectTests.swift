@@ -28,7 +28,9 @@ enum OIDCFixture {
     }
 
     static func token(
-        _ changes: [String: JSONValue?] = [:], key: JOSE.SigningKey = rsaKey, header: [String: JSONValue] = [:]
+        _ changes: [String: JSONValue?] = [:],
+        key: JOSE.SigningKey = rsaKey,
+        header: [String: JSONValue] = [:]
     ) throws -> Secret {
         var claims = Self.claims
         for (name, value) in changes {
@@ -39,11 +41,19 @@ enum OIDCFixture {
 
     static func validator(
         allowed: Set<JOSE.Algorithm> = OpenIDConnect.IDTokenValidator.defaultAlgorithms,
-        supported: [String]? = nil, secret: Secret? = nil, trusted: Set<String> = []
+        supported: [String]? = nil,
+        secret: Secret? = nil,
+        trusted: Set<String> = []
     ) throws -> OpenIDConnect.IDTokenValidator {
         try OpenIDConnect.IDTokenValidator(
-            issuer: issuer, clientID: clientID, keys: .keys(verificationKeys), allowedAlgorithms: allowed,
-            supportedAlgorithms: supported, clientSecret: secret, trustedAudiences: trusted)
+            issuer: issuer,
+            clientID: clientID,
+            keys: .keys(verificationKeys),
+            allowedAlgorithms: allowed,
+            supportedAlgorithms: supported,
+            clientSecret: secret,
+            trustedAudiences: trusted
+        )
     }
 }
 
@@ -52,10 +62,12 @@ enum OIDCFixture {
     let expect = OpenIDConnect.IDTokenValidator.Expectation(nonce: F.nonce)
 
     func refused(
-        _ code: OpenIDConnect.Error.Code, _ token: Secret,
+        _ code: OpenIDConnect.Error.Code,
+        _ token: Secret,
         validator: OpenIDConnect.IDTokenValidator? = nil,
         expecting: OpenIDConnect.IDTokenValidator.Expectation? = nil,
-        now: Int64 = F.now, sourceLocation: SourceLocation = #_sourceLocation
+        now: Int64 = F.now,
+        sourceLocation: SourceLocation = #_sourceLocation
     ) async throws {
         let validator = try validator ?? F.validator()
         await #expect(throws: OpenIDConnect.Error(code, ""), sourceLocation: sourceLocation) {
@@ -94,23 +106,40 @@ enum OIDCFixture {
     @Test func audience() async throws {
         try await refused(.audienceMismatch, F.token(["aud": "client-2"]))
         try await refused(.audienceMismatch, F.token(["aud": ["client-2", "client-3"], "azp": "client-2"]))
-        try await refused(.audienceMismatch, F.token(["aud": [.string(F.clientID), "api"], "azp": .string(F.clientID)]))
+        try await refused(
+            .audienceMismatch,
+            F.token(["aud": [.string(F.clientID), "api"], "azp": .string(F.clientID)])
+        )
         try await refused(.malformed, F.token(["aud": nil, "azp": .string(F.clientID)]))
         try await refused(.malformed, F.token(["aud": []]))
         try await refused(.malformed, F.token(["aud": [1]]))
-        let ok = try await F.validator().validate(F.token(["aud": [.string(F.clientID)]]), expecting: expect, now: F.now)
+        let ok = try await F.validator().validate(
+            F.token(["aud": [.string(F.clientID)]]),
+            expecting: expect,
+            now: F.now
+        )
         #expect(ok.audiences == [F.clientID])
     }
 
     /// Rules 4–5: several audiences need azp, which must be the client id.
     @Test func authorizedParty() async throws {
         let trusting = try F.validator(trusted: ["api"])
-        try await refused(.authorizedPartyMismatch, F.token(["aud": [.string(F.clientID), "api"]]), validator: trusting)
         try await refused(
-            .authorizedPartyMismatch, F.token(["aud": [.string(F.clientID), "api"], "azp": "api"]), validator: trusting)
+            .authorizedPartyMismatch,
+            F.token(["aud": [.string(F.clientID), "api"]]),
+            validator: trusting
+        )
+        try await refused(
+            .authorizedPartyMismatch,
+            F.token(["aud": [.string(F.clientID), "api"], "azp": "api"]),
+            validator: trusting
+        )
         try await refused(.authorizedPartyMismatch, F.token(["azp": "other"]))
         let ok = try await trusting.validate(
-            F.token(["aud": [.string(F.clientID), "api"], "azp": .string(F.clientID)]), expecting: expect, now: F.now)
+            F.token(["aud": [.string(F.clientID), "api"], "azp": .string(F.clientID)]),
+            expecting: expect,
+            now: F.now
+        )
         #expect(ok.authorizedParty == F.clientID)
         #expect(ok.audiences == [F.clientID, "api"])
     }
@@ -147,7 +176,11 @@ enum OIDCFixture {
         let maxAge = OpenIDConnect.IDTokenValidator.Expectation(nonce: F.nonce, maxAge: 300)
         try await refused(.authTimeMissing, F.token(["auth_time": nil]), expecting: maxAge)
         try await refused(.authenticationTooOld, F.token(["auth_time": .integer(F.now - 361)]), expecting: maxAge)
-        _ = try await F.validator().validate(F.token(["auth_time": .integer(F.now - 360)]), expecting: maxAge, now: F.now)
+        _ = try await F.validator().validate(
+            F.token(["auth_time": .integer(F.now - 360)]),
+            expecting: maxAge,
+            now: F.now
+        )
         // Without max_age, auth_time is not required.
         _ = try await F.validator().validate(F.token(["auth_time": nil]), expecting: expect, now: F.now)
     }
@@ -193,14 +226,26 @@ enum OIDCFixture {
     @Test func tokenHashes() async throws {
         #expect(
             OpenIDConnect.IDTokenValidator.halfHash("jHkWEdUXMU1BwAsC4vtUsZwnNvTIxEl0z9K3vx5KF0Y", algorithm: .rs256)
-                == "77QmUPtjPfzWtF2AnpK9RQ")
+                == "77QmUPtjPfzWtF2AnpK9RQ"
+        )
         #expect(
             OpenIDConnect.IDTokenValidator.halfHash(
-                "Qcb0Orv1zh30vL1MPRsbm-diHiMwcLyZvn1arpZv-Jxf_11jnpEX3Tgfvk", algorithm: .rs256) == "LDktKdoQak3Pk0cnXxCltA")
+                "Qcb0Orv1zh30vL1MPRsbm-diHiMwcLyZvn1arpZv-Jxf_11jnpEX3Tgfvk",
+                algorithm: .rs256
+            ) == "LDktKdoQak3Pk0cnXxCltA"
+        )
         let access: Secret = "jHkWEdUXMU1BwAsC4vtUsZwnNvTIxEl0z9K3vx5KF0Y"
         let withAccess = OpenIDConnect.IDTokenValidator.Expectation(nonce: F.nonce, accessToken: access)
-        _ = try await F.validator().validate(F.token(["at_hash": "77QmUPtjPfzWtF2AnpK9RQ"]), expecting: withAccess, now: F.now)
-        try await refused(.accessTokenHashMismatch, F.token(["at_hash": "77QmUPtjPfzWtF2AnpK9RR"]), expecting: withAccess)
+        _ = try await F.validator().validate(
+            F.token(["at_hash": "77QmUPtjPfzWtF2AnpK9RQ"]),
+            expecting: withAccess,
+            now: F.now
+        )
+        try await refused(
+            .accessTokenHashMismatch,
+            F.token(["at_hash": "77QmUPtjPfzWtF2AnpK9RR"]),
+            expecting: withAccess
+        )
         let withCode = OpenIDConnect.IDTokenValidator.Expectation(nonce: F.nonce, code: "other-code")
         try await refused(.codeHashMismatch, F.token(["c_hash": "LDktKdoQak3Pk0cnXxCltA"]), expecting: withCode)
     }
@@ -243,7 +288,11 @@ enum OIDCFixture {
             OAuth2Script.json(200, try Self.jwks([F.rsaKey, rotated])),
         ])
         let cache = try JOSE.KeySetCache(url: "https://op.example/jwks", transport: transport, now: clock.closure)
-        let validator = try OpenIDConnect.IDTokenValidator(issuer: F.issuer, clientID: F.clientID, keys: .keySetCache(cache))
+        let validator = try OpenIDConnect.IDTokenValidator(
+            issuer: F.issuer,
+            clientID: F.clientID,
+            keys: .keySetCache(cache)
+        )
         _ = try await validator.validate(F.token(), now: F.now)
         clock.advance(61)
         let token = try F.token(["iat": .integer(F.now + 61)], key: rotated)
@@ -266,26 +315,46 @@ enum OIDCFixture {
             { _, _ in
                 (
                     HTTPResponse(status: .ok, headerFields: [.contentType: "application/json"]),
-                    Array(#"{"access_token":"\#(access)","token_type":"Bearer","expires_in":3600,"id_token":"\#(idTokenBox.value)"}"#.utf8)
+                    Array(
+                        #"{"access_token":"\#(access)","token_type":"Bearer","expires_in":3600,"id_token":"\#(idTokenBox.value)"}"#
+                            .utf8
+                    )
                 )
             }
         ])
         var flow = OAuth2.Flow(
-            server: .init(issuer: F.issuer, authorizationEndpoint: "https://op.example/authorize", tokenEndpoint: "https://op.example/token"),
-            client: .public(id: F.clientID), transport: transport, now: { F.now })
+            server: .init(
+                issuer: F.issuer,
+                authorizationEndpoint: "https://op.example/authorize",
+                tokenEndpoint: "https://op.example/token"
+            ),
+            client: .public(id: F.clientID),
+            transport: transport,
+            now: { F.now }
+        )
         flow.openIDConnect = OpenIDConnect.RelyingParty(validator: try F.validator())
         let request = try flow.authorizationRequest(
-            redirectURI: "http://127.0.0.1:9/cb", scope: ["openid", "profile"], maxAge: 600, random: .seeded(7))
+            redirectURI: "http://127.0.0.1:9/cb",
+            scope: ["openid", "profile"],
+            maxAge: 600,
+            random: .seeded(7)
+        )
         let nonce = try #require(request.pending.nonce)
         #expect(nonce.reveal().count == 43)
-        #expect(request.parameters.map(\.name) == [
-            "response_type", "client_id", "redirect_uri", "scope", "state", "code_challenge", "code_challenge_method",
-            "nonce", "max_age",
-        ])
+        #expect(
+            request.parameters.map(\.name) == [
+                "response_type", "client_id", "redirect_uri", "scope", "state", "code_challenge",
+                "code_challenge_method",
+                "nonce", "max_age",
+            ]
+        )
         #expect(request.parameters.first { $0.name == "max_age" }?.value == "600")
         #expect(!"\(request.pending)".contains(nonce.reveal()))
         idTokenBox.value = try F.token(
-            ["nonce": .string(nonce.reveal()), "at_hash": .string(OpenIDConnect.IDTokenValidator.halfHash(access, algorithm: .rs256))]
+            [
+                "nonce": .string(nonce.reveal()),
+                "at_hash": .string(OpenIDConnect.IDTokenValidator.halfHash(access, algorithm: .rs256)),
+            ]
         ).reveal()
         let callback = "http://127.0.0.1:9/cb?code=abc&state=\(request.pending.state.reveal())"
         let signIn = try await flow.signIn(fromCallback: callback, pending: request.pending)
@@ -293,7 +362,11 @@ enum OIDCFixture {
         #expect(signIn.tokens.accessToken.reveal() == access)
 
         // Without openid in the scope: no nonce.
-        let plain = try flow.authorizationRequest(redirectURI: "http://127.0.0.1:9/cb", scope: ["profile"], random: .seeded(7))
+        let plain = try flow.authorizationRequest(
+            redirectURI: "http://127.0.0.1:9/cb",
+            scope: ["profile"],
+            random: .seeded(7)
+        )
         #expect(plain.pending.nonce == nil)
         #expect(!plain.parameters.contains { $0.name == "nonce" })
     }
@@ -303,12 +376,23 @@ enum OIDCFixture {
     @Test func exchangeHookRefuses() async throws {
         func flow(_ body: String) throws -> OAuth2.Flow {
             var flow = OAuth2.Flow(
-                server: .init(issuer: F.issuer, authorizationEndpoint: "https://op.example/authorize", tokenEndpoint: "https://op.example/token"),
-                client: .public(id: F.clientID), transport: ScriptedTransport([OAuth2Script.json(200, body)]), now: { F.now })
+                server: .init(
+                    issuer: F.issuer,
+                    authorizationEndpoint: "https://op.example/authorize",
+                    tokenEndpoint: "https://op.example/token"
+                ),
+                client: .public(id: F.clientID),
+                transport: ScriptedTransport([OAuth2Script.json(200, body)]),
+                now: { F.now }
+            )
             flow.openIDConnect = OpenIDConnect.RelyingParty(validator: try F.validator())
             return flow
         }
-        let request = try flow("{}").authorizationRequest(redirectURI: "http://127.0.0.1:9/cb", scope: ["openid"], random: .seeded(1))
+        let request = try flow("{}").authorizationRequest(
+            redirectURI: "http://127.0.0.1:9/cb",
+            scope: ["openid"],
+            random: .seeded(1)
+        )
         let callback = "http://127.0.0.1:9/cb?code=abc&state=\(request.pending.state.reveal())"
         let wrongNonce = try F.token().reveal()
         await #expect(throws: OpenIDConnect.Error(.nonceMismatch, "")) {
@@ -316,7 +400,10 @@ enum OIDCFixture {
                 .tokens(fromCallback: callback, pending: request.pending)
         }
         await #expect(throws: OpenIDConnect.Error(.missingIDToken, "")) {
-            try await flow(#"{"access_token":"a","token_type":"Bearer"}"#).tokens(fromCallback: callback, pending: request.pending)
+            try await flow(#"{"access_token":"a","token_type":"Bearer"}"#).tokens(
+                fromCallback: callback,
+                pending: request.pending
+            )
         }
     }
 
@@ -326,29 +413,50 @@ enum OIDCFixture {
         #expect(request.headerFields[.authorization] == "Bearer at-1")
         let ok = HTTPResponse(status: .ok, headerFields: [.contentType: "application/json"])
         let info = try OpenIDConnect.UserInfo.parse(
-            response: ok, body: Array(#"{"sub":"alice","email":"alice@example.com"}"#.utf8), expectedSubject: "alice")
+            response: ok,
+            body: Array(#"{"sub":"alice","email":"alice@example.com"}"#.utf8),
+            expectedSubject: "alice"
+        )
         #expect(info.claims["email"] == "alice@example.com")
         #expect(throws: OpenIDConnect.Error(.subjectMismatch, "")) {
-            try OpenIDConnect.UserInfo.parse(response: ok, body: Array(#"{"sub":"mallory"}"#.utf8), expectedSubject: "alice")
-        }
-        #expect(throws: OpenIDConnect.Error(.userInfoFailed, "")) {
-            try OpenIDConnect.UserInfo.parse(response: ok, body: Array(#"{"email":"x"}"#.utf8), expectedSubject: "alice")
+            try OpenIDConnect.UserInfo.parse(
+                response: ok,
+                body: Array(#"{"sub":"mallory"}"#.utf8),
+                expectedSubject: "alice"
+            )
         }
         #expect(throws: OpenIDConnect.Error(.userInfoFailed, "")) {
             try OpenIDConnect.UserInfo.parse(
-                response: HTTPResponse(status: .unauthorized, headerFields: [.wwwAuthenticate: #"Bearer error="invalid_token""#]),
-                body: [], expectedSubject: "alice")
+                response: ok,
+                body: Array(#"{"email":"x"}"#.utf8),
+                expectedSubject: "alice"
+            )
+        }
+        #expect(throws: OpenIDConnect.Error(.userInfoFailed, "")) {
+            try OpenIDConnect.UserInfo.parse(
+                response: HTTPResponse(
+                    status: .unauthorized,
+                    headerFields: [.wwwAuthenticate: #"Bearer error="invalid_token""#]
+                ),
+                body: [],
+                expectedSubject: "alice"
+            )
         }
     }
 
     /// RP-initiated logout §2: the URL, exactly.
     @Test func logoutURL() throws {
         let logout = try OpenIDConnect.LogoutRequest(
-            endSessionEndpoint: "https://op.example/logout", idTokenHint: "eyJ.x.y", clientID: "client-1",
-            postLogoutRedirectURI: "https://rp.example/bye", state: "s1")
+            endSessionEndpoint: "https://op.example/logout",
+            idTokenHint: "eyJ.x.y",
+            clientID: "client-1",
+            postLogoutRedirectURI: "https://rp.example/bye",
+            state: "s1"
+        )
         #expect(
             logout.url
-                == "https://op.example/logout?id_token_hint=eyJ.x.y&client_id=client-1&post_logout_redirect_uri=https%3A%2F%2Frp.example%2Fbye&state=s1")
+                == "https://op.example/logout?id_token_hint=eyJ.x.y&client_id=client-1&post_logout_redirect_uri=https%3A%2F%2Frp.example%2Fbye&state=s1"
+        )
         #expect(!"\(logout)".contains("eyJ.x.y"))
         #expect(throws: OpenIDConnect.Error(.invalidConfiguration, "")) {
             try OpenIDConnect.LogoutRequest(endSessionEndpoint: "https://op.example/logout", state: "s1")
@@ -362,18 +470,34 @@ enum OIDCFixture {
     @Test func metadataMembers() throws {
         let metadata = try OAuth2.ServerMetadata.parse(
             status: 200,
-            body: Array(#"{"issuer":"https://op.example","jwks_uri":"https://op.example/jwks","id_token_signing_alg_values_supported":["RS256","ES256"],"end_session_endpoint":"https://op.example/logout","userinfo_endpoint":"https://op.example/userinfo"}"#.utf8),
-            expectedIssuer: "https://op.example")
+            body: Array(
+                #"{"issuer":"https://op.example","jwks_uri":"https://op.example/jwks","id_token_signing_alg_values_supported":["RS256","ES256"],"end_session_endpoint":"https://op.example/logout","userinfo_endpoint":"https://op.example/userinfo"}"#
+                    .utf8
+            ),
+            expectedIssuer: "https://op.example"
+        )
         #expect(try metadata.idTokenSigningAlgValuesSupported() == ["RS256", "ES256"])
         #expect(try metadata.endSessionEndpoint() == "https://op.example/logout")
         let rp = try OpenIDConnect.RelyingParty(
-            metadata: metadata, clientID: "c", transport: ScriptedTransport([]), now: { 0 })
+            metadata: metadata,
+            clientID: "c",
+            transport: ScriptedTransport([]),
+            now: { 0 }
+        )
         #expect(rp.validator.allowedAlgorithms == [.rs256, .es256])
         #expect(rp.userInfoEndpoint == "https://op.example/userinfo")
-        let bad = OAuth2.ServerMetadata(issuer: "https://op.example", additionalParameters: ["id_token_signing_alg_values_supported": "RS256"])
+        let bad = OAuth2.ServerMetadata(
+            issuer: "https://op.example",
+            additionalParameters: ["id_token_signing_alg_values_supported": "RS256"]
+        )
         #expect(throws: OpenIDConnect.Error(.malformed, "")) { try bad.idTokenSigningAlgValuesSupported() }
         #expect(throws: OpenIDConnect.Error(.invalidConfiguration, "")) {
-            try OpenIDConnect.RelyingParty(metadata: OAuth2.ServerMetadata(issuer: "https://op.example"), clientID: "c", transport: ScriptedTransport([]), now: { 0 })
+            try OpenIDConnect.RelyingParty(
+                metadata: OAuth2.ServerMetadata(issuer: "https://op.example"),
+                clientID: "c",
+                transport: ScriptedTransport([]),
+                now: { 0 }
+            )
         }
     }
 }
@@ -400,9 +524,14 @@ final class LockedBox<Value: Sendable>: @unchecked Sendable {
     @Test func privateKeyJWT() throws {
         for key in [F.rsaKey, F.ecKey, JOSE.SigningKey.ed25519(Curve25519.Signing.PrivateKey(), keyID: "ed")] {
             let client = OAuth2.Client(
-                id: F.clientID, authentication: try .privateKeyJWT(key, now: { F.now }, random: .seeded(3)))
+                id: F.clientID,
+                authentication: try .privateKeyJWT(key, now: { F.now }, random: .seeded(3))
+            )
             #expect(client.authentication.methodName == "private_key_jwt")
-            let (head, body) = try OAuth2.TokenRequest.clientCredentials().httpRequest(to: Self.endpoint, client: client)
+            let (head, body) = try OAuth2.TokenRequest.clientCredentials().httpRequest(
+                to: Self.endpoint,
+                client: client
+            )
             #expect(head.headerFields[.authorization] == nil)
             let form = try OAuth2Script.form(body)
             #expect(form.map(\.name) == ["grant_type", "client_id", "client_assertion_type", "client_assertion"])
@@ -418,7 +547,8 @@ final class LockedBox<Value: Sendable>: @unchecked Sendable {
                 claims == [
                     "iss": .string(F.clientID), "sub": .string(F.clientID), "aud": .string(Self.endpoint),
                     "iat": .integer(F.now), "exp": .integer(F.now + 60), "jti": .string(jti),
-                ])
+                ]
+            )
         }
     }
 
@@ -426,12 +556,20 @@ final class LockedBox<Value: Sendable>: @unchecked Sendable {
     @Test func freshJTIAndIssuerAudience() throws {
         let client = OAuth2.Client(
             id: F.clientID,
-            authentication: try .privateKeyJWT(F.ecKey, audience: .issuer(F.issuer), lifetime: 30, now: { F.now }, random: .system))
+            authentication: try .privateKeyJWT(
+                F.ecKey,
+                audience: .issuer(F.issuer),
+                lifetime: 30,
+                now: { F.now },
+                random: .system
+            )
+        )
         func claims() throws -> [String: JSONValue] {
             let (_, body) = try OAuth2.TokenRequest.clientCredentials().httpRequest(to: Self.endpoint, client: client)
             return try JOSE.CompactJWS(try OAuth2Script.form(body)[3].value).claims()
         }
-        let first = try claims(), second = try claims()
+        let first = try claims()
+        let second = try claims()
         #expect(first["jti"] != second["jti"])
         #expect(first["aud"] == .string(F.issuer))
         #expect(first["exp"] == .integer(F.now + 30))
@@ -441,7 +579,9 @@ final class LockedBox<Value: Sendable>: @unchecked Sendable {
     @Test func clientSecretJWT() throws {
         let secret: Secret = "a client secret of 32 bytes or more!"
         let client = OAuth2.Client(
-            id: F.clientID, authentication: try .clientSecretJWT(secret, now: { F.now }, random: .seeded(1)))
+            id: F.clientID,
+            authentication: try .clientSecretJWT(secret, now: { F.now }, random: .seeded(1))
+        )
         #expect(client.authentication.methodName == "client_secret_jwt")
         let (_, body) = try OAuth2.TokenRequest.clientCredentials().httpRequest(to: Self.endpoint, client: client)
         let form = try OAuth2Script.form(body)
@@ -465,19 +605,30 @@ final class LockedBox<Value: Sendable>: @unchecked Sendable {
             }
         }
         let encoded = try JSONEncoder().encode(
-            OAuth2.ClientAuthentication.privateKeyJWT(F.ecKey, now: { 0 }, random: .system))
+            OAuth2.ClientAuthentication.privateKeyJWT(F.ecKey, now: { 0 }, random: .system)
+        )
         #expect(String(decoding: encoded, as: UTF8.self) == #"{"method":"private_key_jwt"}"#)
         let decoded = try JSONDecoder().decode(OAuth2.ClientAuthentication.self, from: encoded)
         #expect(throws: OAuth2.Error(.invalidConfiguration, "")) {
-            try OAuth2.TokenRequest.clientCredentials().httpRequest(to: Self.endpoint, client: .init(id: "c", authentication: decoded))
+            try OAuth2.TokenRequest.clientCredentials().httpRequest(
+                to: Self.endpoint,
+                client: .init(id: "c", authentication: decoded)
+            )
         }
         // A stored session: the key comes from the caller.
         let session = OAuth2.Session(
-            tokens: .init(accessToken: "a", tokenType: "Bearer"), tokenEndpoint: Self.endpoint, clientID: "c",
-            clientAuthentication: .privateKeyJWT, clientKeyReference: "/keys/client.pem")
+            tokens: .init(accessToken: "a", tokenType: "Bearer"),
+            tokenEndpoint: Self.endpoint,
+            clientID: "c",
+            clientAuthentication: .privateKeyJWT,
+            clientKeyReference: "/keys/client.pem"
+        )
         #expect(throws: OAuth2.Error(.invalidConfiguration, "")) {
             try session.client(assertionKey: nil, now: { 0 }, random: .system)
         }
-        #expect(try session.client(assertionKey: F.ecKey, now: { 0 }, random: .system).authentication.methodName == "private_key_jwt")
+        #expect(
+            try session.client(assertionKey: F.ecKey, now: { 0 }, random: .system).authentication.methodName
+                == "private_key_jwt"
+        )
     }
 }

@@ -23,8 +23,13 @@ extension OAuth2 {
         public let maxAge: Int64?
 
         public init(
-            state: Secret, codeVerifier: Secret, redirectURI: String, issuer: String?, requiresIssuer: Bool,
-            nonce: Secret? = nil, maxAge: Int64? = nil
+            state: Secret,
+            codeVerifier: Secret,
+            redirectURI: String,
+            issuer: String?,
+            requiresIssuer: Bool,
+            nonce: Secret? = nil,
+            maxAge: Int64? = nil
         ) {
             self.state = state
             self.codeVerifier = codeVerifier

@@ -95,7 +95,8 @@ extension OAuth2 {
 
         public static func == (lhs: Self, rhs: Self) -> Bool {
             lhs.audience == rhs.audience && lhs.lifetime == rhs.lifetime && lhs.key.algorithm == rhs.key.algorithm
-                && lhs.key.keyID == rhs.key.keyID && (lhs.key.publicJWK ?? lhs.key.privateJWK) == (rhs.key.publicJWK ?? rhs.key.privateJWK)
+                && lhs.key.keyID == rhs.key.keyID
+                && (lhs.key.publicJWK ?? lhs.key.privateJWK) == (rhs.key.publicJWK ?? rhs.key.privateJWK)
         }
 
         public func hash(into hasher: inout Hasher) {

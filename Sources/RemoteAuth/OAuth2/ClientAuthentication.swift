@@ -129,7 +129,9 @@ extension OAuth2 {
         /// and `client_assertion`, [RFC 7521 §4.2](https://www.rfc-editor.org/rfc/rfc7521#section-4.2))
         /// in the body.
         func apply(
-            clientID: String, endpoint: String, fields: inout HTTPFields,
+            clientID: String,
+            endpoint: String,
+            fields: inout HTTPFields,
             parameters: inout [(name: String, value: String)]
         ) throws {
             switch method {
@@ -208,7 +210,9 @@ extension OAuth2 {
         public static func `public`(id: String) -> Self { Self(id: id) }
 
         func authenticate(
-            endpoint: String, fields: inout HTTPFields, parameters: inout [(name: String, value: String)]
+            endpoint: String,
+            fields: inout HTTPFields,
+            parameters: inout [(name: String, value: String)]
         ) throws {
             try authentication.apply(clientID: id, endpoint: endpoint, fields: &fields, parameters: &parameters)
         }

@@ -69,7 +69,10 @@ extension OpenIDConnect {
             issuer = try required("iss")
             subject = try required("sub")
             guard !subject.isEmpty, subject.utf8.count <= 255 else {
-                throw OpenIDConnect.Error(.malformed, "the ID token's 'sub' must have 1 to 255 ASCII characters (Core §2)")
+                throw OpenIDConnect.Error(
+                    .malformed,
+                    "the ID token's 'sub' must have 1 to 255 ASCII characters (Core §2)"
+                )
             }
             switch claims["aud"] {
             case .string(let audience)?:

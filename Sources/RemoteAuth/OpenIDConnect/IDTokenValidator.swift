@@ -104,12 +104,18 @@ extension OpenIDConnect {
             }
             if allowed.contains(.hs256) {
                 guard let clientSecret else {
-                    throw OpenIDConnect.Error(.invalidConfiguration, "HS256 ID tokens need the client secret as their key")
+                    throw OpenIDConnect.Error(
+                        .invalidConfiguration,
+                        "HS256 ID tokens need the client secret as their key"
+                    )
                 }
                 do {
                     _ = try JOSE.VerificationKey(hmacSecret: clientSecret)
                 } catch {
-                    throw OpenIDConnect.Error(.invalidConfiguration, "the client secret cannot be an HS256 key: \(error)")
+                    throw OpenIDConnect.Error(
+                        .invalidConfiguration,
+                        "the client secret cannot be an HS256 key: \(error)"
+                    )
                 }
                 self.clientSecret = clientSecret
             } else {
@@ -127,7 +133,11 @@ extension OpenIDConnect {
         ///
         /// - Returns: the claims.
         /// - Throws: ``OpenIDConnect/Error`` with the code of the first rule that fails.
-        public func validate(_ token: Secret, expecting expectation: Expectation = Expectation(), now: Int64)
+        public func validate(
+            _ token: Secret,
+            expecting expectation: Expectation = Expectation(),
+            now: Int64
+        )
             async throws -> IDToken
         {
             let jws = try Self.parse(token)
@@ -147,7 +157,10 @@ extension OpenIDConnect {
         ///   `aud` or `auth_time`; ``OpenIDConnect/Error/Code/nonceMismatch``; the errors of
         ///   ``validate(_:expecting:now:)``.
         public func validateRefreshed(
-            _ token: Secret, original: IDToken, accessToken: Secret? = nil, now: Int64
+            _ token: Secret,
+            original: IDToken,
+            accessToken: Secret? = nil,
+            now: Int64
         ) async throws -> IDToken {
             let refreshed = try await validate(token, expecting: Expectation(accessToken: accessToken), now: now)
             guard refreshed.issuer == original.issuer, refreshed.subject == original.subject,
@@ -228,7 +241,12 @@ extension OpenIDConnect {
         }
 
         /// Rules 2–5 and 9–13, `at_hash`, `c_hash`.
-        func checkClaims(_ token: IDToken, algorithm: JOSE.Algorithm, expecting expectation: Expectation, now: Int64)
+        func checkClaims(
+            _ token: IDToken,
+            algorithm: JOSE.Algorithm,
+            expecting expectation: Expectation,
+            now: Int64
+        )
             throws
         {
             // 2. iss: exact string comparison.
@@ -237,14 +255,23 @@ extension OpenIDConnect {
             }
             // 3. aud contains the client id, and no audience the client does not trust.
             guard token.audiences.contains(clientID) else {
-                throw OpenIDConnect.Error(.audienceMismatch, "aud \(token.audiences) does not hold '\(clientID)' (rule 3)")
+                throw OpenIDConnect.Error(
+                    .audienceMismatch,
+                    "aud \(token.audiences) does not hold '\(clientID)' (rule 3)"
+                )
             }
             if let untrusted = token.audiences.first(where: { $0 != clientID && !trustedAudiences.contains($0) }) {
-                throw OpenIDConnect.Error(.audienceMismatch, "aud holds '\(untrusted)', an audience not trusted (rule 3)")
+                throw OpenIDConnect.Error(
+                    .audienceMismatch,
+                    "aud holds '\(untrusted)', an audience not trusted (rule 3)"
+                )
             }
             // 4. Several audiences: azp required.
             if token.audiences.count > 1, token.authorizedParty == nil {
-                throw OpenIDConnect.Error(.authorizedPartyMismatch, "aud has several audiences and there is no azp (rule 4)")
+                throw OpenIDConnect.Error(
+                    .authorizedPartyMismatch,
+                    "aud has several audiences and there is no azp (rule 4)"
+                )
             }
             // 5. azp, when present, is the client id.
             if let azp = token.authorizedParty, azp != clientID {
@@ -252,12 +279,17 @@ extension OpenIDConnect {
             }
             // 9. exp: the current time is before it (with the leeway).
             guard now < token.expiresAt + leeway else {
-                throw OpenIDConnect.Error(.expired, "exp \(token.expiresAt) is past (now \(now), leeway \(leeway) s) (rule 9)")
+                throw OpenIDConnect.Error(
+                    .expired,
+                    "exp \(token.expiresAt) is past (now \(now), leeway \(leeway) s) (rule 9)"
+                )
             }
             // 10. iat: not in the future beyond the leeway.
             guard token.issuedAt <= now + leeway else {
                 throw OpenIDConnect.Error(
-                    .issuedInFuture, "iat \(token.issuedAt) is in the future (now \(now), leeway \(leeway) s) (rule 10)")
+                    .issuedInFuture,
+                    "iat \(token.issuedAt) is in the future (now \(now), leeway \(leeway) s) (rule 10)"
+                )
             }
             // 11. nonce: required and equal when one was sent.
             if let nonce = expectation.nonce {
@@ -271,7 +303,10 @@ extension OpenIDConnect {
             // 13. auth_time, when max_age was requested.
             if let maxAge = expectation.maxAge {
                 guard let authTime = token.authTime else {
-                    throw OpenIDConnect.Error(.authTimeMissing, "max_age was requested and there is no auth_time (rule 13)")
+                    throw OpenIDConnect.Error(
+                        .authTimeMissing,
+                        "max_age was requested and there is no auth_time (rule 13)"
+                    )
                 }
                 guard now - authTime <= maxAge + leeway else {
                     throw OpenIDConnect.Error(
@@ -283,7 +318,10 @@ extension OpenIDConnect {
             // §3.1.3.8: at_hash, when present.
             if let atHash = token.accessTokenHash, let accessToken = expectation.accessToken {
                 guard constantTimeEquals(atHash, Self.halfHash(accessToken.reveal(), algorithm: algorithm)) else {
-                    throw OpenIDConnect.Error(.accessTokenHashMismatch, "at_hash is not the access token's (Core §3.1.3.8)")
+                    throw OpenIDConnect.Error(
+                        .accessTokenHashMismatch,
+                        "at_hash is not the access token's (Core §3.1.3.8)"
+                    )
                 }
             }
             // §3.3.2.11: c_hash, when present.
@@ -300,7 +338,8 @@ extension OpenIDConnect {
         /// SHA-256 for RS256, PS256, ES256 and HS256; SHA-512 for EdDSA over Ed25519.
         public static func halfHash(_ value: String, algorithm: JOSE.Algorithm) -> String {
             let digest: [UInt8] =
-                algorithm == .edDSA ? Array(SHA512.hash(data: Array(value.utf8))) : Array(SHA256.hash(data: Array(value.utf8)))
+                algorithm == .edDSA
+                ? Array(SHA512.hash(data: Array(value.utf8))) : Array(SHA256.hash(data: Array(value.utf8)))
             return RemoteAuthBase64URL.encode(digest.prefix(digest.count / 2))
         }
     }

@@ -164,7 +164,11 @@ extension OAuth2.Flow {
     /// The ID token of a code exchange, validated when ``openIDConnect`` is set (the hook of
     /// ``exchange(code:pending:resources:)``): required when the request carried a nonce (it
     /// asked for `openid`).
-    func checkIDToken(of response: OAuth2.TokenResponse, pending: OAuth2.PendingAuthorization, code: Secret)
+    func checkIDToken(
+        of response: OAuth2.TokenResponse,
+        pending: OAuth2.PendingAuthorization,
+        code: Secret
+    )
         async throws
     {
         guard let relyingParty = openIDConnect else { return }
@@ -172,7 +176,9 @@ extension OAuth2.Flow {
     }
 
     private func validateIDToken(
-        of response: OAuth2.TokenResponse, pending: OAuth2.PendingAuthorization, code: Secret,
+        of response: OAuth2.TokenResponse,
+        pending: OAuth2.PendingAuthorization,
+        code: Secret,
         with relyingParty: OpenIDConnect.RelyingParty
     ) async throws -> OpenIDConnect.IDToken {
         guard let token = response.tokens.idToken else {
@@ -239,7 +245,10 @@ extension OAuth2.Flow {
 
     private func requireOpenIDConnect() throws -> OpenIDConnect.RelyingParty {
         guard let openIDConnect else {
-            throw OpenIDConnect.Error(.invalidConfiguration, "the flow has no OpenID Connect relying party (Flow.openIDConnect)")
+            throw OpenIDConnect.Error(
+                .invalidConfiguration,
+                "the flow has no OpenID Connect relying party (Flow.openIDConnect)"
+            )
         }
         return openIDConnect
     }

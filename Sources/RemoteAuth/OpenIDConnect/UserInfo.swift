@@ -40,12 +40,17 @@ extension OpenIDConnect {
             guard response.status == .ok else {
                 let challenge = response.headerFields[.wwwAuthenticate].map { " (\($0))" } ?? ""
                 throw OpenIDConnect.Error(
-                    .userInfoFailed, "the UserInfo endpoint answered \(response.status.code)\(challenge)",
-                    status: response.status.code)
+                    .userInfoFailed,
+                    "the UserInfo endpoint answered \(response.status.code)\(challenge)",
+                    status: response.status.code
+                )
             }
             if let type = response.headerFields[.contentType], type.lowercased().hasPrefix("application/jwt") {
                 throw OpenIDConnect.Error(
-                    .userInfoFailed, "a signed or encrypted UserInfo response is not supported here", status: 200)
+                    .userInfoFailed,
+                    "a signed or encrypted UserInfo response is not supported here",
+                    status: 200
+                )
             }
             guard let claims = try? JSONDecoder().decode([String: JSONValue].self, from: Data(body)) else {
                 throw OpenIDConnect.Error(.userInfoFailed, "the UserInfo response is not a JSON object", status: 200)
@@ -55,7 +60,9 @@ extension OpenIDConnect {
             }
             guard subject == expectedSubject else {
                 throw OpenIDConnect.Error(
-                    .subjectMismatch, "the UserInfo sub '\(subject)' is not the ID token's '\(expectedSubject)' (Core §5.3.2)")
+                    .subjectMismatch,
+                    "the UserInfo sub '\(subject)' is not the ID token's '\(expectedSubject)' (Core §5.3.2)"
+                )
             }
             return UserInfo(subject: subject, claims: claims)
         }
@@ -97,10 +104,16 @@ extension OpenIDConnect {
         ) throws {
             try OAuth2.checkEndpoint(endSessionEndpoint)
             if let postLogoutRedirectURI, postLogoutRedirectURI.isEmpty || postLogoutRedirectURI.contains("#") {
-                throw OpenIDConnect.Error(.invalidConfiguration, "post_logout_redirect_uri must be an absolute URI without a fragment")
+                throw OpenIDConnect.Error(
+                    .invalidConfiguration,
+                    "post_logout_redirect_uri must be an absolute URI without a fragment"
+                )
             }
             if state != nil, postLogoutRedirectURI == nil {
-                throw OpenIDConnect.Error(.invalidConfiguration, "state is returned to post_logout_redirect_uri: give one")
+                throw OpenIDConnect.Error(
+                    .invalidConfiguration,
+                    "state is returned to post_logout_redirect_uri: give one"
+                )
             }
             self.endSessionEndpoint = endSessionEndpoint
             self.idTokenHint = idTokenHint

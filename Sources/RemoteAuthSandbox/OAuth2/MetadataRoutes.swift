@@ -37,8 +37,10 @@ struct MetadataRoutes: Sendable {
         let subjectTypesSupported = ["public"]
         let idTokenSigningAlgValuesSupported = ["RS256", "ES256"]
         let tokenEndpointAuthSigningAlgValuesSupported = ["RS256", "PS256", "ES256", "EdDSA", "HS256"]
-        let claimsSupported = ["sub", "iss", "aud", "exp", "iat", "auth_time", "nonce", "at_hash", "name",
-            "preferred_username", "email", "email_verified"]
+        let claimsSupported = [
+            "sub", "iss", "aud", "exp", "iat", "auth_time", "nonce", "at_hash", "name",
+            "preferred_username", "email", "email_verified",
+        ]
 
         enum CodingKeys: String, CodingKey {
             case issuer

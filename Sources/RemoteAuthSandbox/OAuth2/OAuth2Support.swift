@@ -153,11 +153,17 @@ struct OAuth2ClientAuthentication: Sendable {
     ) throws(OAuth2Problem) -> (client: SandboxConfiguration.OAuth2Client, method: Method) {
         if let assertion = parameters["client_assertion"] {
             guard request.headers[.authorization] == nil, parameters["client_secret"] == nil, let openID else {
-                throw OAuth2Problem(.invalidRequest, "the client authenticated twice, or assertions are not accepted here")
+                throw OAuth2Problem(
+                    .invalidRequest,
+                    "the client authenticated twice, or assertions are not accepted here"
+                )
             }
             return try openID.authenticate(
-                assertion: assertion, type: parameters["client_assertion_type"], clientID: parameters["client_id"],
-                endpoint: openID.issuer.url + request.uri.path)
+                assertion: assertion,
+                type: parameters["client_assertion_type"],
+                clientID: parameters["client_id"],
+                endpoint: openID.issuer.url + request.uri.path
+            )
         }
         let authorization = request.headers[.authorization]
         if let authorization {

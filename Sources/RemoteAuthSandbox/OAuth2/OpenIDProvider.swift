@@ -125,8 +125,13 @@ final class OpenIDProvider: Sendable {
     /// `at_hash` of the access token, and the claims of the scope; signed with the client's
     /// `idTokenSignedResponseAlg` (RS256 by default, or ES256).
     func idToken(
-        client: SandboxConfiguration.OAuth2Client, user: String, scope: [String], nonce: String?, authTime: Int64,
-        accessToken: String, now: Int64
+        client: SandboxConfiguration.OAuth2Client,
+        user: String,
+        scope: [String],
+        nonce: String?,
+        authTime: Int64,
+        accessToken: String,
+        now: Int64
     ) -> String {
         let (current, _) = generations(now: now)
         let key = client.idTokenSignedResponseAlg == "ES256" ? current.ec : current.rsa
@@ -154,13 +159,19 @@ final class OpenIDProvider: Sendable {
     ///   the future (60 s of skew);
     /// - a `jti` never seen before (kept until its `exp`).
     func authenticate(
-        assertion: String, type: String?, clientID: String?, endpoint: String
+        assertion: String,
+        type: String?,
+        clientID: String?,
+        endpoint: String
     ) throws(OAuth2Problem) -> (SandboxConfiguration.OAuth2Client, OAuth2ClientAuthentication.Method) {
         func refuse(_ description: String) -> OAuth2Problem {
             OAuth2Problem(.invalidClient, description, status: .unauthorized)
         }
         guard type == OAuth2.ClientAssertion.assertionType else {
-            throw OAuth2Problem(.invalidRequest, "client_assertion_type must be \(OAuth2.ClientAssertion.assertionType)")
+            throw OAuth2Problem(
+                .invalidRequest,
+                "client_assertion_type must be \(OAuth2.ClientAssertion.assertionType)"
+            )
         }
         guard let jws = try? JOSE.CompactJWS(assertion), let claims = try? jws.claims() else {
             throw refuse("client_assertion is not a signed JWT")
@@ -180,11 +191,13 @@ final class OpenIDProvider: Sendable {
             switch method {
             case .clientSecretJWT:
                 guard let secret = client.secret else { throw refuse("the client has no secret for client_secret_jwt") }
-                let key = try JOSE.VerificationKey(jwk: {
-                    var jwk = try JOSE.VerificationKey(hmacSecret: Secret(secret)).jwk
-                    jwk.keyID = jws.keyID
-                    return jwk
-                }())
+                let key = try JOSE.VerificationKey(
+                    jwk: {
+                        var jwk = try JOSE.VerificationKey(hmacSecret: Secret(secret)).jwk
+                        jwk.keyID = jws.keyID
+                        return jwk
+                    }()
+                )
                 try jws.verify(with: key, allowing: [.hs256])
             default:
                 guard let jwks = client.jwks, let json = try? JSONEncoder().encode(jwks),
@@ -250,13 +263,25 @@ struct OpenIDRoutes: Sendable {
         let authorizations = request.headers[values: .authorization]
         guard authorizations.count == 1, let token = authorizations.first.flatMap(BearerAuthenticator.bearerToken)
         else {
-            throw OpenIDBearerProblem(status: .unauthorized, error: nil, description: "a Bearer access token is required")
+            throw OpenIDBearerProblem(
+                status: .unauthorized,
+                error: nil,
+                description: "a Bearer access token is required"
+            )
         }
         guard let record = await store.accessToken(token, now: configuration.now()), let user = record.user else {
-            throw OpenIDBearerProblem(status: .unauthorized, error: "invalid_token", description: "the access token is unknown, expired or revoked")
+            throw OpenIDBearerProblem(
+                status: .unauthorized,
+                error: "invalid_token",
+                description: "the access token is unknown, expired or revoked"
+            )
         }
         guard record.scope.contains("openid") else {
-            throw OpenIDBearerProblem(status: .forbidden, error: "insufficient_scope", description: "the access token was not granted openid")
+            throw OpenIDBearerProblem(
+                status: .forbidden,
+                error: "insufficient_scope",
+                description: "the access token was not granted openid"
+            )
         }
         return OAuth2JSON.response(provider.userClaims(of: user, scope: record.scope))
     }
@@ -272,7 +297,12 @@ struct OpenIDBearerProblem: SandboxRefusal {
     func response(from request: Request, context: some RequestContext) -> Response {
         var challenge = "Bearer realm=\"userinfo\""
         if let error { challenge += ", error=\"\(error)\", error_description=\"\(description)\"" }
-        return SandboxResponse.text(status, description, contentType: "text/plain; charset=utf-8", headers: [.wwwAuthenticate: challenge])
+        return SandboxResponse.text(
+            status,
+            description,
+            contentType: "text/plain; charset=utf-8",
+            headers: [.wwwAuthenticate: challenge]
+        )
     }
 
     var logOutcome: String { "error=\(error ?? "no_token")" }

@@ -138,11 +138,19 @@ struct TokenRoutes: Sendable {
         if record.request.scope.contains("openid") {
             // auth_time: when the user approved, which is when the code was issued.
             let authentication = OpenIDProvider.Authentication(
-                user: record.user, authTime: record.expiresAt - configuration.authorizationCodeTTL)
+                user: record.user,
+                authTime: record.expiresAt - configuration.authorizationCodeTTL
+            )
             openID.remember(family: issued.family, authentication)
             idToken = openID.idToken(
-                client: client, user: record.user, scope: record.request.scope, nonce: record.request.nonce,
-                authTime: authentication.authTime, accessToken: issued.access, now: now)
+                client: client,
+                user: record.user,
+                scope: record.request.scope,
+                nonce: record.request.nonce,
+                authTime: authentication.authTime,
+                accessToken: issued.access,
+                now: now
+            )
         }
         return tokenResponse(issued.access, refresh: issued.refresh, scope: record.request.scope, idToken: idToken)
     }
@@ -180,8 +188,14 @@ struct TokenRoutes: Sendable {
             // OpenID Connect Core §12.2: a new ID token, same iss, sub, aud and auth_time, no nonce.
             if scope.contains("openid"), let authentication = openID.authentication(family: record.family) {
                 idToken = openID.idToken(
-                    client: client, user: authentication.user, scope: scope, nonce: nil,
-                    authTime: authentication.authTime, accessToken: issued.access, now: now)
+                    client: client,
+                    user: authentication.user,
+                    scope: scope,
+                    nonce: nil,
+                    authTime: authentication.authTime,
+                    accessToken: issued.access,
+                    now: now
+                )
             }
             return tokenResponse(issued.access, refresh: issued.refresh, scope: scope, idToken: idToken)
         }

@@ -27,7 +27,10 @@ extension OAuth2.Session {
             )
         case .clientSecretJWT:
             guard let clientSecret else {
-                throw OAuth2.Error(.invalidConfiguration, "the session authenticates with client_secret_jwt and has no secret")
+                throw OAuth2.Error(
+                    .invalidConfiguration,
+                    "the session authenticates with client_secret_jwt and has no secret"
+                )
             }
             return OAuth2.Client(
                 id: clientID,
