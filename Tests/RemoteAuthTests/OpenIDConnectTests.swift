@@ -13,7 +13,8 @@ enum OIDCFixture {
     static let nonce: Secret = "n-0S6_WzA2Mj-0123456789abc"
     static let rsaKey = try! JOSE.SigningKey.rsa(_RSA.Signing.PrivateKey(keySize: .bits2048), keyID: "rsa-1")
     static let ecKey = JOSE.SigningKey.generateP256(keyID: "ec-1")
-    static let otherRSAKey = try! JOSE.SigningKey.rsa(_RSA.Signing.PrivateKey(keySize: .bits2048), keyID: "rsa-1")
+    /// Another P-256 key under the same kid as ``ecKey`` (no second RSA key: generating one is slow).
+    static let otherECKey = JOSE.SigningKey.generateP256(keyID: "ec-1")
 
     static var verificationKeys: [JOSE.VerificationKey] {
         [try! JOSE.VerificationKey(jwk: rsaKey.publicJWK!), try! JOSE.VerificationKey(jwk: ecKey.publicJWK!)]
@@ -188,9 +189,9 @@ enum OIDCFixture {
     /// Rules 6–8: the signature, the allow-list, never none, HS256 only with the client secret.
     @Test func signatureAndAlgorithms() async throws {
         // Signed by another key with the same kid.
-        try await refused(.invalidSignature, F.token(key: F.otherRSAKey))
+        try await refused(.invalidSignature, F.token(key: F.otherECKey))
         // Unknown kid: no fallback to another key.
-        let stray = try JOSE.SigningKey.rsa(_RSA.Signing.PrivateKey(keySize: .bits2048), keyID: "rsa-9")
+        let stray = JOSE.SigningKey.generateP256(keyID: "ec-9")
         try await refused(.unknownKey, F.token(key: stray))
         // alg none.
         let header = RemoteAuthBase64URL.encode(Array(#"{"alg":"none"}"#.utf8))

@@ -12,10 +12,10 @@ import Synchronization
 ///
 /// Key rotation: with ``SandboxConfiguration/openIDKeyRotationInterval`` set (the command's
 /// `--rotate-keys SECONDS`), once that many seconds of the sandbox clock have passed since the
-/// current keys were made, fresh keys (new `kid`s) sign from then on and the previous
+/// current keys were made (at their first use), fresh keys (new `kid`s) sign from then on and the previous
 /// generation stays published, so that tokens signed just before still verify
 /// ([Core §10.1.1](https://openid.net/specs/openid-connect-core-1_0.html#RotateSigKeys)).
-/// Key ids are `rsa-N` and `ec-N`, N the generation (1 at start).
+/// Key ids are `rsa-N` and `ec-N`, N the generation (1 for the keys made at the first use).
 final class OpenIDProvider: Sendable {
     /// The scopes of OpenID Connect ([Core §5.4](https://openid.net/specs/openid-connect-core-1_0.html#ScopeClaims)),
     /// granted besides the configured ones.
@@ -45,7 +45,9 @@ final class OpenIDProvider: Sendable {
     }
 
     private struct State {
-        var current: Generation
+        /// Made at the first use (an RSA key takes a moment to generate, and most sandboxes
+        /// never sign an ID token).
+        var current: Generation?
         var previous: Generation?
         /// `jti` → `exp` of the assertions seen and not yet expired.
         var seenJTIs: [String: Int64] = [:]
@@ -60,19 +62,22 @@ final class OpenIDProvider: Sendable {
     init(configuration: SandboxConfiguration, issuer: OAuth2Issuer) {
         self.configuration = configuration
         self.issuer = issuer
-        state = Mutex(State(current: Generation(number: 1, now: configuration.now())))
+        state = Mutex(State())
     }
 
     /// The signing generation now, rotating first when it is due.
     private func generations(now: Int64) -> (current: Generation, previous: Generation?) {
         state.withLock { state in
-            if let interval = configuration.openIDKeyRotationInterval, interval > 0,
-                now - state.current.madeAt >= interval
-            {
-                state.previous = state.current
-                state.current = Generation(number: state.current.number + 1, now: now)
+            guard let current = state.current else {
+                let first = Generation(number: 1, now: now)
+                state.current = first
+                return (first, nil)
             }
-            return (state.current, state.previous)
+            if let interval = configuration.openIDKeyRotationInterval, interval > 0, now - current.madeAt >= interval {
+                state.previous = current
+                state.current = Generation(number: current.number + 1, now: now)
+            }
+            return (state.current ?? current, state.previous)
         }
     }
 
