@@ -13,6 +13,8 @@
 #                     device, client credentials), request --profile (refresh), token, revoke
 #   joserfc (PyPI)    and `remote-auth jwt` sign, verify and thumbprint each other's JWS and JWKs:
 #                     ES256, RS256, PS256, EdDSA, HS256; tampered, none, crit, unknown kid refused
+#   Authlib + joserfc (PyPI) an OpenID provider checking remote-auth's private_key_jwt and issuing
+#                     ID tokens it validates (--oidc); a client validating the sandbox's ID tokens
 #   curl (Debian)     Basic and Digest against the sandbox, on http and (with openssl) on https
 #                     with the certificate and SPKI pin a sandbox started with --tls serves
 #   Chromium (Debian) + Selenium (PyPI) consents on the sandbox's authorize page
@@ -103,6 +105,8 @@ step authlib-provider python3 scripts/interop/authlib_provider.py "$binary"
 
 echo "interop: joserfc (PyPI) and remote-auth jwt read each other's JWS, every algorithm"
 step jose-joserfc python3 scripts/interop/jose_joserfc.py "$binary"
+echo "interop: OpenID Connect and private_key_jwt with Authlib: its provider checks remote-auth's assertions and issues ID tokens remote-auth validates; its client validates the sandbox's"
+step authlib-oidc python3 scripts/interop/authlib_oidc.py "$binary"
 
 echo "interop: remote-auth request puts on the wire what curl does for the same flags"; step curl-equivalence bash scripts/interop/curl_equivalence.sh "$binary"
 

@@ -180,6 +180,7 @@ if only == nil {
 
 try await oauth2Benchmarks()
 try dpopBenchmarks(iterations: iterations)
+try await oidcBenchmarks(iterations: iterations)
 
 // The network benchmarks need the sandbox; `remote-auth-bench N pure` skips them.
 if only != "pure" {

@@ -130,6 +130,7 @@ public enum Sandbox {
         let consent = ConsentRoutes(configuration: configuration, store: store)
         router.addRoutes(consent.collection, atPath: "/oauth")
         let oauth2 = OAuth2Store(random: configuration.random)
+        let openID = OpenIDProvider(configuration: configuration, issuer: issuer)
         router.addRoutes(
             MetadataRoutes(configuration: configuration, issuer: issuer).collection,
             atPath: "/.well-known"
@@ -140,7 +141,11 @@ public enum Sandbox {
             atPath: "/oauth2"
         )
         router.addRoutes(
-            TokenRoutes(configuration: configuration, store: oauth2, issuer: issuer).collection,
+            TokenRoutes(configuration: configuration, store: oauth2, issuer: issuer, openID: openID).collection,
+            atPath: "/oauth2"
+        )
+        router.addRoutes(
+            OpenIDRoutes(configuration: configuration, store: oauth2, provider: openID).collection,
             atPath: "/oauth2"
         )
         router.addRoutes(

@@ -74,22 +74,39 @@ public struct SandboxConfiguration: Sendable {
         /// ([RFC 9449 §5](https://www.rfc-editor.org/rfc/rfc9449#section-5)); `requireDPoP` in a
         /// config file, `false` when absent.
         public var requireDPoP: Bool
+        /// The client's public keys (a JWK Set), against which its `private_key_jwt`
+        /// assertions are verified ([RFC 7523 §2.2](https://www.rfc-editor.org/rfc/rfc7523#section-2.2),
+        /// [RFC 7591 §2](https://www.rfc-editor.org/rfc/rfc7591#section-2) `jwks`).
+        public var jwks: JSONValue?
+        /// `token_endpoint_auth_method`: when set, the only method the client may use
+        /// (`client_secret_basic`, `client_secret_post`, `client_secret_jwt`, `private_key_jwt`).
+        public var tokenEndpointAuthMethod: String?
+        /// `id_token_signed_response_alg`: `RS256` (the default) or `ES256`.
+        public var idTokenSignedResponseAlg: String?
 
         public init(
             id: String,
             secret: String? = nil,
             name: String? = nil,
             redirectURIs: [String] = [],
-            requireDPoP: Bool = false
+            requireDPoP: Bool = false,
+            jwks: JSONValue? = nil,
+            tokenEndpointAuthMethod: String? = nil,
+            idTokenSignedResponseAlg: String? = nil
         ) {
             self.id = id
             self.secret = secret
             self.name = name
             self.redirectURIs = redirectURIs
             self.requireDPoP = requireDPoP
+            self.jwks = jwks
+            self.tokenEndpointAuthMethod = tokenEndpointAuthMethod
+            self.idTokenSignedResponseAlg = idTokenSignedResponseAlg
         }
 
-        enum CodingKeys: String, CodingKey { case id, secret, name, redirectURIs, requireDPoP }
+        enum CodingKeys: String, CodingKey {
+            case id, secret, name, redirectURIs, requireDPoP, jwks, tokenEndpointAuthMethod, idTokenSignedResponseAlg
+        }
 
         /// `redirectURIs` may be left out (a client that only uses client credentials).
         public init(from decoder: any Decoder) throws {
@@ -99,9 +116,13 @@ public struct SandboxConfiguration: Sendable {
             name = try container.decodeIfPresent(String.self, forKey: .name)
             redirectURIs = try container.decodeIfPresent([String].self, forKey: .redirectURIs) ?? []
             requireDPoP = try container.decodeIfPresent(Bool.self, forKey: .requireDPoP) ?? false
+            jwks = try container.decodeIfPresent(JSONValue.self, forKey: .jwks)
+            tokenEndpointAuthMethod = try container.decodeIfPresent(String.self, forKey: .tokenEndpointAuthMethod)
+            idTokenSignedResponseAlg = try container.decodeIfPresent(String.self, forKey: .idTokenSignedResponseAlg)
         }
 
-        public var isConfidential: Bool { secret != nil }
+        /// A client with a secret or registered keys.
+        public var isConfidential: Bool { secret != nil || jwks != nil }
 
         public var description: String {
             "OAuth2Client(id: \(id), \(secret == nil ? "public" : "secret: <redacted>"))"
@@ -163,6 +184,9 @@ public struct SandboxConfiguration: Sendable {
     /// status API ([RFC 9449 §8](https://www.rfc-editor.org/rfc/rfc9449#section-8),
     /// [§9](https://www.rfc-editor.org/rfc/rfc9449#section-9)); off by default.
     public var dpopNonce = false
+    /// Rotate the OpenID provider's signing keys after this many seconds of ``now`` (the
+    /// previous keys stay published); `nil`, the default, keeps one generation.
+    public var openIDKeyRotationInterval: Int64?
     /// Keeps tokens and statuses across restarts (JSON, written atomically, mode 0600).
     public var statePath: String?
     /// Serve HTTPS with this material.

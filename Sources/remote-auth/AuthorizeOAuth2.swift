@@ -63,7 +63,7 @@ struct AuthorizeOAuth2: AsyncParsableCommand {
     @Option(
         parsing: .unconditional,
         help:
-            "The client secret (client_secret_basic), '-' to read it from stdin, or REMOTE_AUTH_CLIENT_SECRET; none for a public client."
+            "The client secret (client_secret_basic unless --client-auth), '-' to read it from stdin, or REMOTE_AUTH_CLIENT_SECRET; none for a public client."
     )
     var clientSecret: String?
 
@@ -103,6 +103,27 @@ struct AuthorizeOAuth2: AsyncParsableCommand {
     @Flag(help: "Bind the tokens to a new P-256 key with DPoP (RFC 9449); the key is kept with the profile.")
     var dpop = false
 
+    @Flag(
+        help:
+            "OpenID Connect: discover the issuer's openid-configuration, add 'openid' to the scope, send a nonce, validate the ID token (Core §3.1.3.7) and print its claims and UserInfo."
+    )
+    var oidc = false
+
+    @Option(
+        help:
+            "How the client authenticates: client-secret-basic (default with a secret), client-secret-post, client-secret-jwt, private-key-jwt (RFC 7523), none."
+    )
+    var clientAuth: ClientAuthOption?
+
+    @Option(
+        help:
+            "The client's private key (PEM: RSA, P-256 or Ed25519) for private-key-jwt; its path is kept with the profile."
+    )
+    var clientKey: String?
+
+    @Option(help: "The aud of client assertions: token-endpoint (default) or issuer.")
+    var assertionAudience: AssertionAudienceOption = .tokenEndpoint
+
     func validate() throws {
         guard timeout > 0 else {
             throw ValidationError("--timeout must be a whole number of seconds, at least 1, not \(timeout)")
@@ -125,6 +146,13 @@ struct AuthorizeOAuth2: AsyncParsableCommand {
                 throw ValidationError("--issuer, or --authorization-url and --token-url, are required")
             }
         }
+        if oidc, issuer == nil {
+            throw ValidationError("--oidc needs --issuer (its openid-configuration is discovered)")
+        }
+        if oidc, device || clientCredentials { throw ValidationError("--oidc belongs to the authorization code grant") }
+        if clientKey != nil, let clientAuth, clientAuth != .privateKeyJWT {
+            throw ValidationError("--client-key is the key of --client-auth private-key-jwt")
+        }
         guard let redirect = URLComponents(string: redirectURI), redirect.scheme != nil, redirect.host != nil else {
             throw ValidationError("--redirect-uri must be an absolute URL, not '\(redirectURI)'")
         }
@@ -138,26 +166,32 @@ struct AuthorizeOAuth2: AsyncParsableCommand {
             environment: "REMOTE_AUTH_CLIENT_SECRET",
             option: "--client-secret"
         )
-        if clientCredentials, secret == nil {
+        if clientCredentials, secret == nil, clientKey == nil {
             throw CLIFailure(
                 "missing secret: --client-credentials needs --client-secret (or REMOTE_AUTH_CLIENT_SECRET)"
             )
         }
-        let client =
-            secret.map { OAuth2.Client(id: clientID, authentication: .clientSecretBasic(Secret($0))) }
-            ?? .public(id: clientID)
+        let client = try makeClient(secret: secret, issuer: issuer)
         _ = try openTokenStore()  // a file that cannot be used fails now, not after the sign-in
         let command = self
         let prover = try dpopProver()
         do {
             let session: OAuth2.Session = try await AsyncHTTPClientTransport.withTransport { transport in
-                let server = try await command.server(transport: transport)
-                let flow = OAuth2.Flow(
+                let (server, metadata) = try await command.server(transport: transport)
+                var flow = OAuth2.Flow(
                     server: server,
                     client: client,
                     transport: command.dpopTransport(transport, server: server, prover: prover),
                     now: unixNow
                 )
+                if command.oidc, let metadata {
+                    flow.openIDConnect = try OpenIDConnect.RelyingParty(
+                        metadata: metadata,
+                        clientID: client.id,
+                        transport: transport,
+                        now: unixNow
+                    )
+                }
                 let tokens: OAuth2.Tokens
                 if command.device {
                     tokens = try await command.deviceGrant(flow)
@@ -165,6 +199,7 @@ struct AuthorizeOAuth2: AsyncParsableCommand {
                     tokens = try await flow.clientCredentials(scope: command.scopes, resources: command.resource).tokens
                 } else {
                     tokens = try await command.codeGrant(flow)
+                    if command.oidc { try await command.printOpenID(tokens: tokens, flow: flow) }
                 }
                 var session = try command.session(tokens: tokens, server: server, client: client, secret: secret)
                 session.dpopKey = prover?.privateJWK
@@ -184,12 +219,18 @@ struct AuthorizeOAuth2: AsyncParsableCommand {
     }
 
     /// The endpoints: discovered at `--issuer` (RFC 8414 §3), each overridden by its option.
-    func server(transport: any HTTPTransport) async throws -> OAuth2.AuthorizationServer {
+    /// With `--oidc`, the OpenID Connect document (Discovery §4), whose metadata is returned too.
+    func server(transport: any HTTPTransport) async throws -> (OAuth2.AuthorizationServer, OAuth2.ServerMetadata?) {
         var server = OAuth2.AuthorizationServer()
+        var metadata: OAuth2.ServerMetadata?
         if let issuer {
-            server = OAuth2.AuthorizationServer(
-                metadata: try await OAuth2.Flow.discover(issuer: issuer, transport: transport)
+            let discovered = try await OAuth2.Flow.discover(
+                issuer: issuer,
+                document: oidc ? .openIDConfiguration : .oauthAuthorizationServer,
+                transport: transport
             )
+            server = OAuth2.AuthorizationServer(metadata: discovered)
+            metadata = discovered
         }
         if let authorizationURL { server.authorizationEndpoint = authorizationURL }
         if let tokenURL { server.tokenEndpoint = tokenURL }
@@ -197,7 +238,7 @@ struct AuthorizeOAuth2: AsyncParsableCommand {
         if let revocationURL { server.revocationEndpoint = revocationURL }
         if let introspectionURL { server.introspectionEndpoint = introspectionURL }
         if let parURL { server.pushedAuthorizationRequestEndpoint = parURL }
-        return server
+        return (server, metadata)
     }
 
     /// The authorization code grant with PKCE ([RFC 7636](https://www.rfc-editor.org/rfc/rfc7636)):
@@ -206,7 +247,7 @@ struct AuthorizeOAuth2: AsyncParsableCommand {
         if paste {
             let request = try await flow.startAuthorization(
                 redirectURI: redirectURI,
-                scope: scopes,
+                scope: requestedScopes,
                 resources: resource,
                 push: par,
                 random: .system
@@ -222,7 +263,7 @@ struct AuthorizeOAuth2: AsyncParsableCommand {
         let path = URLComponents(string: redirectURI)?.path ?? ""
         let noBrowser = self.noBrowser
         let timeout = self.timeout
-        let scopes = self.scopes
+        let scopes = self.requestedScopes
         let resources = resource
         let par = self.par
         return try await LoopbackCallbackListener.withListener(path: path.isEmpty ? "/" : path) {
@@ -297,10 +338,11 @@ struct AuthorizeOAuth2: AsyncParsableCommand {
             revocationEndpoint: server.revocationEndpoint,
             introspectionEndpoint: server.introspectionEndpoint,
             clientID: client.id,
-            clientAuthentication: secret == nil ? .none : .clientSecretBasic,
+            clientAuthentication: .init(rawValue: client.authentication.methodName),
             clientSecret: secret.map { Secret($0) },
-            scope: tokens.scope ?? (scopes.isEmpty ? nil : scopes),
-            resourceOrigins: origins
+            scope: tokens.scope ?? (requestedScopes.isEmpty ? nil : requestedScopes),
+            resourceOrigins: origins,
+            clientKeyReference: clientKeyReference
         )
     }
 }

@@ -44,7 +44,9 @@ struct OAuth2Profile: Sendable {
             account: key.account,
             transport: transport,
             policy: policy,
-            now: unixNow
+            now: unixNow,
+            assertionKey: assertionKey(),
+            random: .system
         )
     }
 
@@ -69,6 +71,7 @@ struct OAuth2Profile: Sendable {
         }
         lines.append("client: \(session.clientID) (\(session.clientAuthentication.rawValue))")
         if session.clientSecret != nil { lines.append("client secret: <redacted>") }
+        if let keyPath = session.clientKeyReference { lines.append("client key: \(keyPath)") }
         if let scope = session.scope { lines.append("scope: \(scope.joined(separator: " "))") }
         lines.append("resources: \(session.resourceOrigins.joined(separator: " "))")
         lines.append("tokens: \(session.tokens)")
@@ -140,7 +143,7 @@ struct RevokeCommand: AsyncParsableCommand {
         let session = profile.session
         do {
             try await AsyncHTTPClientTransport.withTransport { transport in
-                let flow = try session.flow(over: transport, now: unixNow)
+                let flow = try profile.flow(over: transport)
                 if let refreshToken = session.tokens.refreshToken {
                     try await flow.revoke(refreshToken, hint: .refreshToken)
                 }

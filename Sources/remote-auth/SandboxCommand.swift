@@ -90,6 +90,13 @@ struct SandboxCommand: AsyncParsableCommand {
             "Require the server's DPoP-Nonce in DPoP proofs, at the token endpoint and the status API (RFC 9449 §8, §9)."
     )
     var dpopNonce = false
+    @Option(
+        help: ArgumentHelp(
+            "Rotate the OpenID provider's ID token signing keys every SECONDS (new kids; the previous keys stay in the JWKS).",
+            valueName: "seconds"
+        )
+    )
+    var rotateKeys: Int64?
 
     func validate() throws {
         guard (0...65535).contains(port) else {
@@ -115,6 +122,7 @@ struct SandboxCommand: AsyncParsableCommand {
         configuration.implicitGrant = implicit
         configuration.requirePushedAuthorizationRequests = requirePAR
         configuration.dpopNonce = dpopNonce
+        configuration.openIDKeyRotationInterval = rotateKeys
         if !quiet {
             configuration.requestLog = { entry in
                 FileHandle.standardError.write(Data((entry.description + "\n").utf8))

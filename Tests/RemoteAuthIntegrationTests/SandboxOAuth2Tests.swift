@@ -34,9 +34,14 @@ struct SandboxOAuth2Tests {
             )
             #expect(
                 json["token_endpoint_auth_methods_supported"] as? [String] == [
-                    "client_secret_basic", "client_secret_post", "none",
+                    "client_secret_basic", "client_secret_post", "client_secret_jwt", "private_key_jwt", "none",
                 ]
             )
+            // OpenID Connect Discovery 1.0 §3.
+            #expect(json["jwks_uri"] as? String == base + "/oauth2/jwks")
+            #expect(json["userinfo_endpoint"] as? String == base + "/oauth2/userinfo")
+            #expect(json["id_token_signing_alg_values_supported"] as? [String] == ["RS256", "ES256"])
+            #expect(json["subject_types_supported"] as? [String] == ["public"])
             #expect(json["authorization_response_iss_parameter_supported"] as? Bool == true)
             let openid = try await Wire.get(base + "/.well-known/openid-configuration")
             #expect(openid.status == 200)

@@ -11,7 +11,7 @@ extension OAuth2 {
         /// The names this value writes itself; ``additionalParameters`` may not repeat them.
         public static let reservedParameters: Set<String> = [
             "response_type", "client_id", "redirect_uri", "scope", "state", "code_challenge",
-            "code_challenge_method", "resource", "request_uri",
+            "code_challenge_method", "resource", "request_uri", "nonce", "max_age",
         ]
 
         /// `authorization_endpoint`, which may hold a query of its own
@@ -32,9 +32,12 @@ extension OAuth2 {
         ///   - issuer: the authorization server's issuer, for the RFC 9207 `iss` check.
         ///   - requiresIssuer: the server's `authorization_response_iss_parameter_supported`
         ///     ([RFC 9207 §3](https://www.rfc-editor.org/rfc/rfc9207#section-3)).
-        ///   - random: the source of `state` (32 octets) and the PKCE verifier (32 octets).
+        ///   - maxAge: OpenID Connect `max_age`, in seconds
+        ///     ([Core §3.1.2.1](https://openid.net/specs/openid-connect-core-1_0.html#AuthRequest)).
+        ///   - random: the source of `state` (32 octets), the PKCE verifier (32 octets) and, when
+        ///     `scope` holds `openid`, the OpenID Connect `nonce` (32 octets, drawn last).
         /// - Throws: ``OAuth2/Error/Code/insecureEndpoint`` or
-        ///   ``OAuth2/Error/Code/invalidConfiguration`` (see ``init(authorizationEndpoint:clientID:redirectURI:scope:resources:additionalParameters:issuer:requiresIssuer:state:pkce:)``).
+        ///   ``OAuth2/Error/Code/invalidConfiguration`` (see ``init(authorizationEndpoint:clientID:redirectURI:scope:resources:additionalParameters:issuer:requiresIssuer:state:pkce:nonce:maxAge:)``).
         public init(
             authorizationEndpoint: String,
             clientID: String,
@@ -44,8 +47,14 @@ extension OAuth2 {
             additionalParameters: [(name: String, value: String)] = [],
             issuer: String? = nil,
             requiresIssuer: Bool = false,
+            maxAge: Int64? = nil,
             random: RandomSource
         ) throws {
+            let state = Secret(OAuth2.base64URL(random.bytes(32)))
+            let pkce = PKCE(random: random)
+            // OpenID Connect Core §3.1.2.1: every OpenID request carries a nonce here, so that the
+            // ID token it returns is bound to this request (§15.5.2).
+            let nonce = scope.contains("openid") ? Secret(OAuth2.base64URL(random.bytes(32))) : nil
             try self.init(
                 authorizationEndpoint: authorizationEndpoint,
                 clientID: clientID,
@@ -55,8 +64,10 @@ extension OAuth2 {
                 additionalParameters: additionalParameters,
                 issuer: issuer,
                 requiresIssuer: requiresIssuer,
-                state: Secret(OAuth2.base64URL(random.bytes(32))),
-                pkce: PKCE(random: random)
+                state: state,
+                pkce: pkce,
+                nonce: nonce,
+                maxAge: maxAge
             )
         }
 
@@ -80,7 +91,9 @@ extension OAuth2 {
             issuer: String? = nil,
             requiresIssuer: Bool = false,
             state: Secret,
-            pkce: PKCE
+            pkce: PKCE,
+            nonce: Secret? = nil,
+            maxAge: Int64? = nil
         ) throws {
             try OAuth2.checkEndpoint(authorizationEndpoint)
             let stateOK = state.withRevealedUTF8 { bytes in
@@ -111,6 +124,20 @@ extension OAuth2 {
                     "the additional parameter '\(clash.name)' is one the request writes itself"
                 )
             }
+            if let nonce {
+                let nonceOK = nonce.withRevealedUTF8 { bytes in
+                    bytes.count >= 22 && bytes.allSatisfy { $0 >= 0x20 && $0 <= 0x7E }
+                }
+                guard nonceOK else {
+                    throw OAuth2.Error(
+                        .invalidConfiguration,
+                        "nonce must carry at least 128 bits: 22 or more printable ASCII characters (OpenID Connect Core §15.5.2)"
+                    )
+                }
+            }
+            if let maxAge, maxAge < 0 {
+                throw OAuth2.Error(.invalidConfiguration, "max_age is negative")
+            }
             if requiresIssuer, issuer == nil {
                 throw OAuth2.Error(.invalidConfiguration, "requiresIssuer needs the issuer to compare 'iss' with")
             }
@@ -124,7 +151,9 @@ extension OAuth2 {
                 codeVerifier: pkce.verifier,
                 redirectURI: redirectURI,
                 issuer: issuer,
-                requiresIssuer: requiresIssuer
+                requiresIssuer: requiresIssuer,
+                nonce: nonce,
+                maxAge: maxAge
             )
             self.pkce = pkce
         }
@@ -132,7 +161,8 @@ extension OAuth2 {
         private let pkce: PKCE
 
         /// The query parameters in order: `response_type`, `client_id`, `redirect_uri`, `scope`,
-        /// `state`, `code_challenge`, `code_challenge_method`, each `resource`, then the
+        /// `state`, `code_challenge`, `code_challenge_method`, `nonce` and `max_age` (OpenID
+        /// Connect), each `resource`, then the
         /// additional ones.
         public var parameters: [(name: String, value: String)] {
             var parameters: [(name: String, value: String)] = [
@@ -144,6 +174,8 @@ extension OAuth2 {
             parameters.append(("state", pending.state.reveal()))
             parameters.append(("code_challenge", pkce.challenge))
             parameters.append(("code_challenge_method", pkce.challengeMethod))
+            if let nonce = pending.nonce { parameters.append(("nonce", nonce.reveal())) }
+            if let maxAge = pending.maxAge { parameters.append(("max_age", String(maxAge))) }
             for resource in resources { parameters.append(("resource", resource)) }
             parameters.append(contentsOf: additionalParameters)
             return parameters

@@ -15,13 +15,29 @@ extension OAuth2 {
         public let issuer: String?
         /// The server said `authorization_response_iss_parameter_supported`: `iss` must be present.
         public let requiresIssuer: Bool
+        /// The OpenID Connect `nonce` sent, which the ID token must carry
+        /// ([OpenID Connect Core §3.1.2.1](https://openid.net/specs/openid-connect-core-1_0.html#AuthRequest),
+        /// [§3.1.3.7](https://openid.net/specs/openid-connect-core-1_0.html#IDTokenValidation) rule 11).
+        public let nonce: Secret?
+        /// The OpenID Connect `max_age` sent, in seconds (Core §3.1.3.7 rule 13).
+        public let maxAge: Int64?
 
-        public init(state: Secret, codeVerifier: Secret, redirectURI: String, issuer: String?, requiresIssuer: Bool) {
+        public init(
+            state: Secret,
+            codeVerifier: Secret,
+            redirectURI: String,
+            issuer: String?,
+            requiresIssuer: Bool,
+            nonce: Secret? = nil,
+            maxAge: Int64? = nil
+        ) {
             self.state = state
             self.codeVerifier = codeVerifier
             self.redirectURI = redirectURI
             self.issuer = issuer
             self.requiresIssuer = requiresIssuer
+            self.nonce = nonce
+            self.maxAge = maxAge
         }
 
         /// Reads the redirect, given as the full URL the user agent was sent to (a loopback
@@ -151,7 +167,7 @@ extension OAuth2 {
         }
 
         public var description: String {
-            "OAuth2.PendingAuthorization(redirectURI: \(redirectURI), issuer: \(issuer ?? "none"), state: <redacted>, codeVerifier: <redacted>)"
+            "OAuth2.PendingAuthorization(redirectURI: \(redirectURI), issuer: \(issuer ?? "none"), state: <redacted>, codeVerifier: <redacted>\(nonce == nil ? "" : ", nonce: <redacted>"))"
         }
     }
 

@@ -12,14 +12,21 @@ extension OAuth2 {
             case clientSecretBasic = "client_secret_basic"
             case clientSecretPost = "client_secret_post"
             case publicClient = "none"
+            case clientSecretJWT = "client_secret_jwt"
+            case privateKeyJWT = "private_key_jwt"
         }
+        private enum CodingKeys: String, CodingKey { case method, secret }
         private let method: Method
-        /// The client secret; `nil` for ``none``.
+        /// The client secret; `nil` for ``none`` and `private_key_jwt`.
         public let secret: Secret?
+        /// How `client_secret_jwt` and `private_key_jwt` sign; not encoded (the key is not kept
+        /// with the method: see ``ClientAssertion``).
+        private var assertion: ClientAssertion? = nil
 
-        private init(method: Method, secret: Secret?) {
+        private init(method: Method, secret: Secret?, assertion: ClientAssertion? = nil) {
             self.method = method
             self.secret = secret
+            self.assertion = assertion
         }
 
         /// `client_secret_basic`: the id and secret, each form-urlencoded, in HTTP Basic
@@ -38,14 +45,64 @@ extension OAuth2 {
         /// [§3.2.1](https://www.rfc-editor.org/rfc/rfc6749#section-3.2.1)).
         public static let none = Self(method: .publicClient, secret: nil)
 
+        /// `client_secret_jwt`: a JWT signed with HS256 keyed with the client secret, sent as
+        /// `client_assertion` ([RFC 7523 §2.2](https://www.rfc-editor.org/rfc/rfc7523#section-2.2),
+        /// [OpenID Connect Core §9](https://openid.net/specs/openid-connect-core-1_0.html#ClientAuthentication)).
+        /// The assertion is made per request with `now` and `random` (see ``ClientAssertion``).
+        ///
+        /// - Throws: ``OAuth2/Error/Code/invalidConfiguration`` for an empty secret.
+        public static func clientSecretJWT(
+            _ secret: Secret,
+            audience: ClientAssertion.Audience = .endpoint,
+            lifetime: Int64 = ClientAssertion.defaultLifetime,
+            now: @escaping @Sendable () -> Int64,
+            random: RandomSource
+        ) throws -> Self {
+            let key: JOSE.SigningKey
+            do {
+                key = try secret.withRevealedUTF8 { try JOSE.SigningKey.hmacSHA256(Array($0)) }
+            } catch {
+                throw OAuth2.Error(.invalidConfiguration, "the client secret cannot key HS256: \(error)")
+            }
+            let assertion = ClientAssertion(key: key, audience: audience, lifetime: lifetime, now: now, random: random)
+            return Self(method: .clientSecretJWT, secret: secret, assertion: assertion)
+        }
+
+        /// `private_key_jwt`: a JWT signed with the client's private key (RS256, PS256, ES256 or
+        /// EdDSA), whose public key the server has registered, sent as `client_assertion`
+        /// ([RFC 7523 §2.2](https://www.rfc-editor.org/rfc/rfc7523#section-2.2),
+        /// [OpenID Connect Core §9](https://openid.net/specs/openid-connect-core-1_0.html#ClientAuthentication)).
+        ///
+        /// - Throws: ``OAuth2/Error/Code/invalidConfiguration`` for an HMAC key.
+        public static func privateKeyJWT(
+            _ key: JOSE.SigningKey,
+            audience: ClientAssertion.Audience = .endpoint,
+            lifetime: Int64 = ClientAssertion.defaultLifetime,
+            now: @escaping @Sendable () -> Int64,
+            random: RandomSource
+        ) throws -> Self {
+            guard key.algorithm != .hs256 else {
+                throw OAuth2.Error(.invalidConfiguration, "private_key_jwt signs with a private key, not HS256")
+            }
+            let assertion = ClientAssertion(key: key, audience: audience, lifetime: lifetime, now: now, random: random)
+            return Self(method: .privateKeyJWT, secret: nil, assertion: assertion)
+        }
+
         /// The method registered under `methodName` (`token_endpoint_auth_method`, as metadata,
         /// a stored session or a command line names it), with the secret it needs.
         ///
         /// - Throws: ``OAuth2/Error/Code/invalidConfiguration`` for another method name
-        ///   (`private_key_jwt`, `tls_client_auth` are not built here), a secret method without a
+        ///   (`private_key_jwt` and `client_secret_jwt` need a key and a clock: see
+        ///   ``clientSecretJWT(_:audience:lifetime:now:random:)``,
+        ///   ``privateKeyJWT(_:audience:lifetime:now:random:)``), a secret method without a
         ///   secret, or `none` with one.
         public init(methodName: String, secret: Secret?) throws {
             switch (Method(rawValue: methodName), secret) {
+            case (.clientSecretJWT?, _), (.privateKeyJWT?, _):
+                throw OAuth2.Error(
+                    .invalidConfiguration,
+                    "'\(methodName)' signs an assertion: it needs a key and a clock (ClientAuthentication.\(methodName == "private_key_jwt" ? "privateKeyJWT" : "clientSecretJWT"))"
+                )
             case (.clientSecretBasic?, let secret?): self = .clientSecretBasic(secret)
             case (.clientSecretPost?, let secret?): self = .clientSecretPost(secret)
             case (.publicClient?, nil): self = .none
@@ -61,15 +118,33 @@ extension OAuth2 {
             }
         }
 
-        /// The registered name: `client_secret_basic`, `client_secret_post` or `none`.
+        /// The registered name: `client_secret_basic`, `client_secret_post`, `client_secret_jwt`,
+        /// `private_key_jwt` or `none`.
         public var methodName: String { method.rawValue }
 
         public var description: String { "OAuth2.ClientAuthentication(\(method.rawValue))" }
 
-        /// Adds the client's authentication to a form request: a Basic `Authorization` field, or
-        /// `client_id` (and `client_secret`) in the body.
-        func apply(clientID: String, fields: inout HTTPFields, parameters: inout [(name: String, value: String)]) {
+        /// Adds the client's authentication to a form request to `endpoint`: a Basic
+        /// `Authorization` field, or `client_id` (and `client_secret`, or `client_assertion_type`
+        /// and `client_assertion`, [RFC 7521 §4.2](https://www.rfc-editor.org/rfc/rfc7521#section-4.2))
+        /// in the body.
+        func apply(
+            clientID: String,
+            endpoint: String,
+            fields: inout HTTPFields,
+            parameters: inout [(name: String, value: String)]
+        ) throws {
             switch method {
+            case .clientSecretJWT, .privateKeyJWT:
+                guard let assertion else {
+                    throw OAuth2.Error(
+                        .invalidConfiguration,
+                        "'\(method.rawValue)' needs its signing key (it is not stored with the method)"
+                    )
+                }
+                parameters.append(("client_id", clientID))
+                parameters.append(("client_assertion_type", ClientAssertion.assertionType))
+                parameters.append(("client_assertion", try assertion.sign(clientID: clientID, endpoint: endpoint)))
             case .clientSecretBasic:
                 fields[.authorization] = Self.basicAuthorization(clientID: clientID, secret: secret ?? "")
             case .clientSecretPost:
@@ -134,8 +209,12 @@ extension OAuth2 {
         /// A public client (`none`).
         public static func `public`(id: String) -> Self { Self(id: id) }
 
-        func authenticate(fields: inout HTTPFields, parameters: inout [(name: String, value: String)]) {
-            authentication.apply(clientID: id, fields: &fields, parameters: &parameters)
+        func authenticate(
+            endpoint: String,
+            fields: inout HTTPFields,
+            parameters: inout [(name: String, value: String)]
+        ) throws {
+            try authentication.apply(clientID: id, endpoint: endpoint, fields: &fields, parameters: &parameters)
         }
 
         /// The secret, to keep it out of error excerpts.

@@ -60,7 +60,7 @@ extension OAuth2 {
         fields[.accept] = "application/json"
         var parameters = parameters
         let given = parameters.count
-        client?.authenticate(fields: &fields, parameters: &parameters)
+        try client?.authenticate(endpoint: endpoint, fields: &fields, parameters: &parameters)
         // A request that names the client itself (a pushed authorization request carries
         // `client_id`, RFC 9126 §2.1) does not get a second one from the authentication.
         if let added = parameters[given...].firstIndex(where: { $0.name == "client_id" }),

@@ -21,6 +21,11 @@ extension OAuth2 {
         public let client: Client
         let transport: any HTTPTransport
         let now: @Sendable () -> Int64
+        /// The OpenID Connect relying party: when set, every code exchange validates the ID
+        /// token (required), and every refresh validates a new one
+        /// ([OpenID Connect Core §3.1.3.7](https://openid.net/specs/openid-connect-core-1_0.html#IDTokenValidation),
+        /// [§12.2](https://openid.net/specs/openid-connect-core-1_0.html#RefreshTokenResponse)).
+        public var openIDConnect: OpenIDConnect.RelyingParty?
 
         /// - Parameter now: the clock, in seconds since 1970.
         public init(
@@ -56,12 +61,15 @@ extension OAuth2 {
         }
 
         /// The authorization request, with fresh `state` and PKCE from `random`, and the
-        /// server's issuer and `iss` promise ([RFC 6749 §4.1.1](https://www.rfc-editor.org/rfc/rfc6749#section-4.1.1)).
+        /// server's issuer and `iss` promise ([RFC 6749 §4.1.1](https://www.rfc-editor.org/rfc/rfc6749#section-4.1.1));
+        /// with a `nonce` when `scope` holds `openid`
+        /// ([OpenID Connect Core §3.1.2.1](https://openid.net/specs/openid-connect-core-1_0.html#AuthRequest)).
         public func authorizationRequest(
             redirectURI: String,
             scope: [String] = [],
             resources: [String] = [],
             additionalParameters: [(name: String, value: String)] = [],
+            maxAge: Int64? = nil,
             random: RandomSource
         ) throws -> AuthorizationRequest {
             // RFC 9126 §5: such a server refuses a request that was not pushed; say so here,
@@ -81,6 +89,7 @@ extension OAuth2 {
                 additionalParameters: additionalParameters,
                 issuer: server.issuer,
                 requiresIssuer: server.requiresIssuerParameter,
+                maxAge: maxAge,
                 random: random
             )
         }
@@ -110,7 +119,9 @@ extension OAuth2 {
         ) async throws
             -> TokenResponse
         {
-            try await requestToken(.authorizationCode(code, pending: pending, resources: resources))
+            let response = try await requestToken(.authorizationCode(code, pending: pending, resources: resources))
+            try await checkIDToken(of: response, pending: pending, code: code)
+            return response
         }
 
         /// Renews `tokens` with their refresh token ([RFC 6749 §6](https://www.rfc-editor.org/rfc/rfc6749#section-6)):
@@ -128,7 +139,9 @@ extension OAuth2 {
             guard let refreshToken = tokens.refreshToken else {
                 throw OAuth2.Error(.reauthorizationRequired, "the tokens have no refresh token")
             }
-            return try await requestToken(.refreshToken(refreshToken, scope: scope), previous: tokens)
+            let response = try await requestToken(.refreshToken(refreshToken, scope: scope), previous: tokens)
+            try await checkRefreshedIDToken(of: response, previous: tokens)
+            return response
         }
 
         /// The client credentials grant ([RFC 6749 §4.4](https://www.rfc-editor.org/rfc/rfc6749#section-4.4)).

@@ -108,7 +108,13 @@ struct AuthorizationRoutes: Sendable {
             }
             pending.codeChallenge = challenge
         }
-        guard let scope = OAuth2Rules.scope(query["scope"], allowed: configuration.oauth2Scopes) else {
+        pending.nonce = query["nonce"]
+        // No scope: the configured ones (RFC 6749 §3.3); OpenID Connect's only when asked for.
+        guard
+            let scope = query["scope"] == nil
+                ? configuration.oauth2Scopes
+                : OAuth2Rules.scope(query["scope"], allowed: configuration.oauth2Scopes + OpenIDProvider.scopes)
+        else {
             throw refuse(.invalidScope, "scope names a scope this server does not grant")
         }
         pending.scope = scope

@@ -36,6 +36,16 @@ struct MetadataRoutes: Sendable {
         let requirePushedAuthorizationRequests: Bool
         /// [RFC 9449 §5.1](https://www.rfc-editor.org/rfc/rfc9449#section-5.1).
         var dpopSigningAlgValuesSupported = OAuth2.DPoP.ProofVerifier().allowedAlgorithms.map(\.rawValue).sorted()
+        // OpenID Connect Discovery 1.0 §3.
+        let jwksURI: String
+        let userinfoEndpoint: String
+        let subjectTypesSupported = ["public"]
+        let idTokenSigningAlgValuesSupported = ["RS256", "ES256"]
+        let tokenEndpointAuthSigningAlgValuesSupported = ["RS256", "PS256", "ES256", "EdDSA", "HS256"]
+        let claimsSupported = [
+            "sub", "iss", "aud", "exp", "iat", "auth_time", "nonce", "at_hash", "name",
+            "preferred_username", "email", "email_verified",
+        ]
 
         enum CodingKeys: String, CodingKey {
             case issuer
@@ -56,13 +66,19 @@ struct MetadataRoutes: Sendable {
             case pushedAuthorizationRequestEndpoint = "pushed_authorization_request_endpoint"
             case requirePushedAuthorizationRequests = "require_pushed_authorization_requests"
             case dpopSigningAlgValuesSupported = "dpop_signing_alg_values_supported"
+            case jwksURI = "jwks_uri"
+            case userinfoEndpoint = "userinfo_endpoint"
+            case subjectTypesSupported = "subject_types_supported"
+            case idTokenSigningAlgValuesSupported = "id_token_signing_alg_values_supported"
+            case tokenEndpointAuthSigningAlgValuesSupported = "token_endpoint_auth_signing_alg_values_supported"
+            case claimsSupported = "claims_supported"
         }
     }
 
     static let deviceCodeGrant = "urn:ietf:params:oauth:grant-type:device_code"
 
     func metadata(_ issuer: String) -> Metadata {
-        let methods = ["client_secret_basic", "client_secret_post", "none"]
+        let methods = ["client_secret_basic", "client_secret_post", "client_secret_jwt", "private_key_jwt", "none"]
         let implicit = configuration.implicitGrant
         return Metadata(
             issuer: issuer,
@@ -71,7 +87,7 @@ struct MetadataRoutes: Sendable {
             deviceAuthorizationEndpoint: issuer + "/oauth2/device_authorization",
             revocationEndpoint: issuer + "/oauth2/revoke",
             introspectionEndpoint: issuer + "/oauth2/introspect",
-            scopesSupported: configuration.oauth2Scopes,
+            scopesSupported: configuration.oauth2Scopes + OpenIDProvider.scopes,
             responseTypesSupported: implicit ? ["code", "token"] : ["code"],
             responseModesSupported: implicit ? ["query", "fragment"] : ["query"],
             grantTypesSupported: ["authorization_code", "refresh_token", "client_credentials", Self.deviceCodeGrant]
@@ -83,6 +99,8 @@ struct MetadataRoutes: Sendable {
             authorizationResponseIssParameterSupported: true,
             pushedAuthorizationRequestEndpoint: issuer + "/oauth2/par",
             requirePushedAuthorizationRequests: configuration.requirePushedAuthorizationRequests
+            jwksURI: issuer + "/oauth2/jwks",
+            userinfoEndpoint: issuer + "/oauth2/userinfo"
         )
     }
 }

@@ -19,6 +19,8 @@ actor OAuth2Store {
         var scope: [String]
         var state: String?
         var codeChallenge: String?
+        /// OpenID Connect `nonce`, repeated in the ID token.
+        var nonce: String? = nil
         /// `true` for the implicit grant (`response_type=token`), answered in the fragment.
         var implicit: Bool
     }

@@ -125,10 +125,14 @@ struct OAuth2Parameters: Sendable {
 /// `client_secret_post`, or `none` for a public client; exactly one method per request.
 struct OAuth2ClientAuthentication: Sendable {
     let configuration: SandboxConfiguration
+    /// Verifies `client_assertion`s (`private_key_jwt`, `client_secret_jwt`).
+    var openID: OpenIDProvider? = nil
 
     enum Method: String, Sendable {
         case clientSecretBasic = "client_secret_basic"
         case clientSecretPost = "client_secret_post"
+        case clientSecretJWT = "client_secret_jwt"
+        case privateKeyJWT = "private_key_jwt"
         case none
     }
 
@@ -136,6 +140,31 @@ struct OAuth2ClientAuthentication: Sendable {
         _ request: Request,
         _ parameters: OAuth2Parameters
     ) throws(OAuth2Problem) -> (client: SandboxConfiguration.OAuth2Client, method: Method) {
+        let result = try authenticateAnyMethod(request, parameters)
+        if let registered = result.client.tokenEndpointAuthMethod, registered != result.method.rawValue {
+            throw OAuth2Problem(.invalidClient, "the client is registered for \(registered)", status: .unauthorized)
+        }
+        return result
+    }
+
+    private func authenticateAnyMethod(
+        _ request: Request,
+        _ parameters: OAuth2Parameters
+    ) throws(OAuth2Problem) -> (client: SandboxConfiguration.OAuth2Client, method: Method) {
+        if let assertion = parameters["client_assertion"] {
+            guard request.headers[.authorization] == nil, parameters["client_secret"] == nil, let openID else {
+                throw OAuth2Problem(
+                    .invalidRequest,
+                    "the client authenticated twice, or assertions are not accepted here"
+                )
+            }
+            return try openID.authenticate(
+                assertion: assertion,
+                type: parameters["client_assertion_type"],
+                clientID: parameters["client_id"],
+                endpoint: openID.issuer.url + request.uri.path
+            )
+        }
         let authorization = request.headers[.authorization]
         if let authorization {
             guard let credentials = try? BasicCredentials(authorization: authorization) else {

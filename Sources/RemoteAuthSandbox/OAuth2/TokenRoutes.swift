@@ -12,8 +12,10 @@ struct TokenRoutes: Sendable {
     let configuration: SandboxConfiguration
     let store: OAuth2Store
     let issuer: OAuth2Issuer
+    /// Signs ID tokens and verifies client assertions.
+    let openID: OpenIDProvider
 
-    var clients: OAuth2ClientAuthentication { OAuth2ClientAuthentication(configuration: configuration) }
+    var clients: OAuth2ClientAuthentication { OAuth2ClientAuthentication(configuration: configuration, openID: openID) }
 
     var collection: RouteCollection<SandboxRequestContext> {
         let routes = RouteCollection(context: SandboxRequestContext.self)
@@ -31,6 +33,8 @@ struct TokenRoutes: Sendable {
         let expiresIn: Int64
         let refreshToken: String?
         let scope: String
+        /// OpenID Connect `id_token` ([Core §3.1.3.3](https://openid.net/specs/openid-connect-core-1_0.html#TokenResponse)).
+        var idToken: String? = nil
 
         enum CodingKeys: String, CodingKey {
             case accessToken = "access_token"
@@ -38,6 +42,7 @@ struct TokenRoutes: Sendable {
             case expiresIn = "expires_in"
             case refreshToken = "refresh_token"
             case scope
+            case idToken = "id_token"
         }
     }
 
@@ -146,7 +151,25 @@ struct TokenRoutes: Sendable {
             jkt: jkt
         )
         await store.bindCode(code, family: issued.family)
-        return tokenResponse(issued.access, refresh: issued.refresh, scope: record.request.scope, jkt: jkt)
+        var idToken: String?
+        if record.request.scope.contains("openid") {
+            // auth_time: when the user approved, which is when the code was issued.
+            let authentication = OpenIDProvider.Authentication(
+                user: record.user,
+                authTime: record.expiresAt - configuration.authorizationCodeTTL
+            )
+            openID.remember(family: issued.family, authentication)
+            idToken = openID.idToken(
+                client: client,
+                user: record.user,
+                scope: record.request.scope,
+                nonce: record.request.nonce,
+                authTime: authentication.authTime,
+                accessToken: issued.access,
+                now: now
+            )
+        }
+        return tokenResponse(issued.access, refresh: issued.refresh, scope: record.request.scope, jkt: jkt, idToken: idToken)
     }
 
     /// The refresh token grant ([RFC 6749 §6](https://www.rfc-editor.org/rfc/rfc6749#section-6)):
@@ -183,18 +206,34 @@ struct TokenRoutes: Sendable {
                 lifetime: configuration.accessTokenTTL,
                 jkt: record.jkt ?? jkt
             )
-            return tokenResponse(issued.access, refresh: issued.refresh, scope: scope, jkt: record.jkt ?? jkt)
+            var idToken: String?
+            // OpenID Connect Core §12.2: a new ID token, same iss, sub, aud and auth_time, no nonce.
+            if scope.contains("openid"), let authentication = openID.authentication(family: record.family) {
+                idToken = openID.idToken(
+                    client: client,
+                    user: authentication.user,
+                    scope: scope,
+                    nonce: nil,
+                    authTime: authentication.authTime,
+                    accessToken: issued.access,
+                    now: now
+                )
+            }
+            return tokenResponse(issued.access, refresh: issued.refresh, scope: scope, jkt: record.jkt ?? jkt, idToken: idToken)
         }
     }
 
-    func tokenResponse(_ access: String, refresh: String?, scope: [String], jkt: String? = nil) -> Response {
+    func tokenResponse(
+        _ access: String, refresh: String?, scope: [String], jkt: String? = nil, idToken: String? = nil
+    ) -> Response {
         OAuth2JSON.response(
             TokenJSON(
                 accessToken: access,
                 tokenType: jkt == nil ? "Bearer" : OAuth2.DPoP.tokenType,
                 expiresIn: configuration.accessTokenTTL,
                 refreshToken: refresh,
-                scope: scope.joined(separator: " ")
+                scope: scope.joined(separator: " "),
+                idToken: idToken
             )
         )
     }

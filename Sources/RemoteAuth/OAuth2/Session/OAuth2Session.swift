@@ -41,6 +41,10 @@ extension OAuth2 {
         /// signed with it ([RFC 9449 §5](https://www.rfc-editor.org/rfc/rfc9449#section-5)). A
         /// file written before DPoP has none and still decodes.
         public var dpopKey: JOSE.JWK?
+        /// Where the `private_key_jwt` signing key is kept (the CLI: the PEM file's path), never
+        /// the key itself; whoever restores the session loads it from there
+        /// (``client(assertionKey:now:random:)``).
+        public var clientKeyReference: String?
 
         public init(
             tokens: Tokens,
@@ -53,7 +57,8 @@ extension OAuth2 {
             clientSecret: Secret? = nil,
             scope: [String]? = nil,
             resourceOrigins: [String] = [],
-            dpopKey: JOSE.JWK? = nil
+            dpopKey: JOSE.JWK? = nil,
+            clientKeyReference: String? = nil
         ) {
             self.tokens = tokens
             self.issuer = issuer
@@ -66,6 +71,7 @@ extension OAuth2 {
             self.scope = scope
             self.resourceOrigins = resourceOrigins
             self.dpopKey = dpopKey
+            self.clientKeyReference = clientKeyReference
         }
 
         /// ``resourceOrigins`` as scopes, for ``InMemoryCredentialStore/add(_:for:allowingPlainHTTP:)``.
@@ -85,6 +91,7 @@ extension OAuth2 {
             if let dpopKey {
                 parts.append("dpopKey: \((try? dpopKey.thumbprint()).map { "jkt \($0)" } ?? "<redacted>")")
             }
+            if let clientKeyReference { parts.append("clientKeyReference: \(clientKeyReference)") }
             return "OAuth2.Session(\(parts.joined(separator: ", ")), tokens: \(tokens))"
         }
 
@@ -125,6 +132,12 @@ extension OAuth2.Session {
         public static let clientSecretPost = Self(rawValue: "client_secret_post")
         /// A public client: `client_id` only. [RFC 6749 §2.1](https://www.rfc-editor.org/rfc/rfc6749#section-2.1)
         public static let none = Self(rawValue: "none")
+        /// A JWT signed with HS256 keyed with the client secret.
+        /// [RFC 7523 §2.2](https://www.rfc-editor.org/rfc/rfc7523#section-2.2)
+        public static let clientSecretJWT = Self(rawValue: "client_secret_jwt")
+        /// A JWT signed with the client's private key (not stored: see ``OAuth2/Session/clientKeyReference``).
+        /// [RFC 7523 §2.2](https://www.rfc-editor.org/rfc/rfc7523#section-2.2)
+        public static let privateKeyJWT = Self(rawValue: "private_key_jwt")
 
         public init(from decoder: any Decoder) throws {
             rawValue = try decoder.singleValueContainer().decode(String.self)

@@ -54,24 +54,15 @@ extension OAuth2.TokenSession {
         now: @escaping @Sendable () -> Int64,
         random: RandomSource = .system
     ) async throws -> OAuth2.TokenSession {
-        guard let stored = try await store.oauth2Session(service: service, account: account) else {
-            throw OAuth2.Error(.reauthorizationRequired, "no OAuth 2 session is stored for \(service)/\(account)")
-        }
-        // A session with a DPoP key refreshes with proofs of that key (RFC 9449 §5).
-        let dpop = try stored.dpopProver(now: now, random: random)
-        let flow = try stored.flow(
-            over: dpop.map { stored.dpopTransport(transport, prover: $0) } ?? transport,
-            now: now
-        )
-        return try OAuth2.TokenSession(
-            session: stored,
-            store: store,
+        try await restore(
+            from: store,
             service: service,
             account: account,
+            transport: transport,
             policy: policy,
             now: now,
-            dpop: dpop,
-            refresher: { try await flow.refresh($0) }
+            assertionKey: nil,
+            random: random
         )
     }
 }

@@ -1,0 +1,86 @@
+import Crypto
+import CryptoExtras
+import Foundation
+import HTTPTypes
+import RemoteAuth
+
+/// OpenID Connect:
+/// - `id-token-validate-rs256`: a whole Core §3.1.3.7 validation of an RS256 ID token (parse,
+///   header rules, the key from a cached JWK Set through the `KeySetCache` actor, signature,
+///   claims, nonce, at_hash), against
+/// - `rsa2048-verify-raw`: one raw RSA-2048 PKCS #1 v1.5 SHA-256 verification of the same
+///   signing input (target: within 1.3x);
+/// - `id-token-jwks-fetches`: how many times the JWK Set was fetched over the whole run
+///   (target 1: the cached set is used, never re-fetched).
+func oidcBenchmarks(iterations: Int) async throws {
+    guard wanted("id-token") || wanted("rsa2048") else { return }
+    let privateKey = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+    let key = try JOSE.SigningKey.rsa(privateKey, keyID: "bench-rsa")
+    let now: Int64 = 1_700_000_000
+    let accessToken = "bench-access-token"
+    let nonce = "bench-nonce-0123456789abcdef"
+    let token = try JOSE.JWS.sign(
+        claims: [
+            "iss": "https://op.example", "sub": "alice", "aud": "bench-client", "exp": .integer(now + 300),
+            "iat": .integer(now), "nonce": .string(nonce), "auth_time": .integer(now),
+            "at_hash": .string(OpenIDConnect.IDTokenValidator.halfHash(accessToken, algorithm: .rs256)),
+            "name": "Alice",
+        ],
+        with: key
+    )
+    let jwks = Array(#"{"keys":["#.utf8) + (try key.publicJWK!.json()) + Array("]}".utf8)
+    let transport = JWKSTransport(body: jwks)
+    let cache = try JOSE.KeySetCache(url: "https://op.example/jwks", transport: transport, now: { now })
+    let validator = try OpenIDConnect.IDTokenValidator(
+        issuer: "https://op.example",
+        clientID: "bench-client",
+        keys: .keySetCache(cache)
+    )
+    let expectation = OpenIDConnect.IDTokenValidator.Expectation(nonce: Secret(nonce), accessToken: Secret(accessToken))
+    let secretToken = Secret(token)
+    _ = try await validator.validate(secretToken, expecting: expectation, now: now)  // the one fetch
+
+    let parts = token.split(separator: ".")
+    let signingInput = Array(token.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count))
+    let signature = _RSA.Signing.RSASignature(rawRepresentation: RemoteAuthBase64URL.decode(parts[2])!)
+    let publicKey = privateKey.publicKey
+
+    let iterations = max(1, iterations / 10)
+    let clock = ContinuousClock()
+    func nanoseconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) * 1e9 + Double(duration.components.attoseconds) / 1e9
+    }
+    var validations: [Double] = []
+    var raws: [Double] = []
+    for _ in 0..<9 {
+        var start = clock.now
+        for _ in 0..<iterations {
+            let idToken = try await validator.validate(secretToken, expecting: expectation, now: now)
+            consume(idToken.subject.utf8.count)
+        }
+        validations.append(nanoseconds(clock.now - start) / Double(iterations))
+        start = clock.now
+        for _ in 0..<iterations {
+            consume(publicKey.isValidSignature(signature, for: signingInput, padding: .insecurePKCS1v1_5) ? 1 : 0)
+        }
+        raws.append(nanoseconds(clock.now - start) / Double(iterations))
+    }
+    validations.sort()
+    raws.sort()
+    let validation = validations[4]
+    let raw = raws[4]
+    report("id-token-validate-rs256", validation)
+    report("rsa2048-verify-raw", raw)
+    print("id-token-jwks-fetches: \(await cache.fetchCount) (target 1)")
+    if only == nil {
+        print("ratio id-token-validate-rs256/rsa2048-verify-raw: \(format2(validation / raw))x (target < 1.3x)")
+    }
+}
+
+/// Answers every request with the JWK Set, at once.
+struct JWKSTransport: HTTPTransport {
+    let body: [UInt8]
+    func send(_ request: HTTPRequest, body: [UInt8]?) async throws -> (HTTPResponse, [UInt8]) {
+        (HTTPResponse(status: .ok, headerFields: [.contentType: "application/json"]), self.body)
+    }
+}

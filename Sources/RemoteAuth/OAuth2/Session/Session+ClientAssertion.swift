@@ -1,0 +1,102 @@
+extension OAuth2.Session {
+    /// The client this session was signed in as, for any method: `private_key_jwt` signs with
+    /// `assertionKey` (loaded by the caller from ``clientKeyReference``: the key is never
+    /// stored with the session), `client_secret_jwt` with the stored secret; the other
+    /// methods as ``client()``. Assertions are made per request with `now` and `random`
+    /// ([RFC 7523 §3](https://www.rfc-editor.org/rfc/rfc7523#section-3)).
+    ///
+    /// - Throws: ``OAuth2/Error/Code/invalidConfiguration`` for `private_key_jwt` without a
+    ///   key, `client_secret_jwt` without a secret, or what ``client()`` throws.
+    public func client(
+        assertionKey: JOSE.SigningKey?,
+        audience: OAuth2.ClientAssertion.Audience = .endpoint,
+        now: @escaping @Sendable () -> Int64,
+        random: RandomSource
+    ) throws -> OAuth2.Client {
+        switch clientAuthentication {
+        case .privateKeyJWT:
+            guard let assertionKey else {
+                throw OAuth2.Error(
+                    .invalidConfiguration,
+                    "the session authenticates with private_key_jwt: its key (\(clientKeyReference ?? "no reference stored")) is needed"
+                )
+            }
+            return OAuth2.Client(
+                id: clientID,
+                authentication: try .privateKeyJWT(assertionKey, audience: audience, now: now, random: random)
+            )
+        case .clientSecretJWT:
+            guard let clientSecret else {
+                throw OAuth2.Error(
+                    .invalidConfiguration,
+                    "the session authenticates with client_secret_jwt and has no secret"
+                )
+            }
+            return OAuth2.Client(
+                id: clientID,
+                authentication: try .clientSecretJWT(clientSecret, audience: audience, now: now, random: random)
+            )
+        default:
+            return try client()
+        }
+    }
+
+    /// ``flow(over:now:)`` for a client that signs assertions (see
+    /// ``client(assertionKey:audience:now:random:)``).
+    public func flow(
+        over transport: any HTTPTransport,
+        now: @escaping @Sendable () -> Int64,
+        assertionKey: JOSE.SigningKey?,
+        random: RandomSource
+    ) throws -> OAuth2.Flow {
+        OAuth2.Flow(
+            server: OAuth2.AuthorizationServer(
+                issuer: issuer,
+                tokenEndpoint: tokenEndpoint,
+                revocationEndpoint: revocationEndpoint,
+                introspectionEndpoint: introspectionEndpoint
+            ),
+            client: try client(assertionKey: assertionKey, now: now, random: random),
+            transport: transport,
+            now: now
+        )
+    }
+}
+
+extension OAuth2.TokenSession {
+    /// ``restore(from:service:account:transport:policy:now:random:)`` for a session whose client
+    /// authenticates with `private_key_jwt` (`assertionKey`) or `client_secret_jwt`. A session
+    /// with a ``OAuth2/Session/dpopKey`` refreshes with proofs of that key here too.
+    public static func restore(
+        from store: any TokenStore,
+        service: String,
+        account: String,
+        transport: any HTTPTransport,
+        policy: OAuth2.RefreshPolicy = .init(),
+        now: @escaping @Sendable () -> Int64,
+        assertionKey: JOSE.SigningKey?,
+        random: RandomSource
+    ) async throws -> OAuth2.TokenSession {
+        guard let stored = try await store.oauth2Session(service: service, account: account) else {
+            throw OAuth2.Error(.reauthorizationRequired, "no OAuth 2 session is stored for \(service)/\(account)")
+        }
+        // A session with a DPoP key refreshes with proofs of that key (RFC 9449 §5).
+        let dpop = try stored.dpopProver(now: now, random: random)
+        let flow = try stored.flow(
+            over: dpop.map { stored.dpopTransport(transport, prover: $0) } ?? transport,
+            now: now,
+            assertionKey: assertionKey,
+            random: random
+        )
+        return try OAuth2.TokenSession(
+            session: stored,
+            store: store,
+            service: service,
+            account: account,
+            policy: policy,
+            now: now,
+            dpop: dpop,
+            refresher: { try await flow.refresh($0) }
+        )
+    }
+}

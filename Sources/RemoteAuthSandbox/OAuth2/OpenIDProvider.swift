@@ -1,0 +1,314 @@
+import Crypto
+import CryptoExtras
+import Foundation
+import HTTPTypes
+import Hummingbird
+import RemoteAuth
+import Synchronization
+
+/// The sandbox's OpenID provider ([OpenID Connect Core 1.0](https://openid.net/specs/openid-connect-core-1_0.html)):
+/// it signs ID tokens with an RS256 and an ES256 key, both published at `/oauth2/jwks`, and
+/// keeps the state that client assertions need (the `jti`s already seen).
+///
+/// Key rotation: with ``SandboxConfiguration/openIDKeyRotationInterval`` set (the command's
+/// `--rotate-keys SECONDS`), once that many seconds of the sandbox clock have passed since the
+/// current keys were made (at their first use), fresh keys (new `kid`s) sign from then on and the previous
+/// generation stays published, so that tokens signed just before still verify
+/// ([Core §10.1.1](https://openid.net/specs/openid-connect-core-1_0.html#RotateSigKeys)).
+/// Key ids are `rsa-N` and `ec-N`, N the generation (1 for the keys made at the first use).
+final class OpenIDProvider: Sendable {
+    /// The scopes of OpenID Connect ([Core §5.4](https://openid.net/specs/openid-connect-core-1_0.html#ScopeClaims)),
+    /// granted besides the configured ones.
+    static let scopes = ["openid", "profile", "email"]
+    /// The longest a client assertion may live (`exp` minus now), in seconds.
+    static let maximumAssertionLifetime: Int64 = 300
+
+    struct Generation: Sendable {
+        let number: Int
+        let rsa: JOSE.SigningKey
+        let ec: JOSE.SigningKey
+        let madeAt: Int64
+
+        init(number: Int, now: Int64) {
+            self.number = number
+            // RSA 2048 with e = 65537; the JWK Set publishes only the public parts.
+            rsa = try! .rsa(_RSA.Signing.PrivateKey(keySize: .bits2048), algorithm: .rs256, keyID: "rsa-\(number)")
+            ec = .generateP256(keyID: "ec-\(number)")
+            madeAt = now
+        }
+    }
+
+    /// What a refresh needs to sign a new ID token: the original authentication.
+    struct Authentication: Sendable {
+        let user: String
+        let authTime: Int64
+    }
+
+    private struct State {
+        /// Made at the first use (an RSA key takes a moment to generate, and most sandboxes
+        /// never sign an ID token).
+        var current: Generation?
+        var previous: Generation?
+        /// `jti` → `exp` of the assertions seen and not yet expired.
+        var seenJTIs: [String: Int64] = [:]
+        /// Token family → the authentication it came from.
+        var authentications: [String: Authentication] = [:]
+    }
+
+    let configuration: SandboxConfiguration
+    let issuer: OAuth2Issuer
+    private let state: Mutex<State>
+
+    init(configuration: SandboxConfiguration, issuer: OAuth2Issuer) {
+        self.configuration = configuration
+        self.issuer = issuer
+        state = Mutex(State())
+    }
+
+    /// The signing generation now, rotating first when it is due.
+    private func generations(now: Int64) -> (current: Generation, previous: Generation?) {
+        state.withLock { state in
+            guard let current = state.current else {
+                let first = Generation(number: 1, now: now)
+                state.current = first
+                return (first, nil)
+            }
+            if let interval = configuration.openIDKeyRotationInterval, interval > 0, now - current.madeAt >= interval {
+                state.previous = current
+                state.current = Generation(number: current.number + 1, now: now)
+            }
+            return (state.current ?? current, state.previous)
+        }
+    }
+
+    /// `GET /oauth2/jwks`: the current keys, then the previous generation's.
+    func jwks(now: Int64) -> [String: JSONValue] {
+        let (current, previous) = generations(now: now)
+        var keys: [JSONValue] = []
+        for generation in [current] + (previous.map { [$0] } ?? []) {
+            for key in [generation.rsa, generation.ec] {
+                guard let jwk = key.publicJWK, let json = try? jwk.json(),
+                    let value = try? JSONDecoder().decode(JSONValue.self, from: Data(json))
+                else { continue }
+                keys.append(value)
+            }
+        }
+        return ["keys": .array(keys)]
+    }
+
+    /// The subject identifier of `user`: its numeric id when it has one, else its name.
+    func subject(of user: String) -> String {
+        configuration.users.first { $0.name == user }?.id ?? user
+    }
+
+    /// The claims of `user` that `scope` releases ([Core §5.4](https://openid.net/specs/openid-connect-core-1_0.html#ScopeClaims)).
+    func userClaims(of user: String, scope: [String]) -> [String: JSONValue] {
+        var claims: [String: JSONValue] = ["sub": .string(subject(of: user))]
+        if scope.contains("profile") {
+            claims["name"] = .string(user.prefix(1).uppercased() + user.dropFirst())
+            claims["preferred_username"] = .string(user)
+        }
+        if scope.contains("email") {
+            claims["email"] = .string("\(user)@sandbox.example")
+            claims["email_verified"] = .bool(true)
+        }
+        return claims
+    }
+
+    /// Remembers the authentication behind a token family, for the ID tokens of its refreshes.
+    func remember(family: String, _ authentication: Authentication) {
+        state.withLock { $0.authentications[family] = authentication }
+    }
+
+    func authentication(family: String) -> Authentication? {
+        state.withLock { $0.authentications[family] }
+    }
+
+    /// An ID token ([Core §2](https://openid.net/specs/openid-connect-core-1_0.html#IDToken),
+    /// [§3.1.3.6](https://openid.net/specs/openid-connect-core-1_0.html#CodeIDToken)): `iss`,
+    /// `sub`, `aud` (the client), `exp`, `iat`, `auth_time`, `nonce` when the request had one,
+    /// `at_hash` of the access token, and the claims of the scope; signed with the client's
+    /// `idTokenSignedResponseAlg` (RS256 by default, or ES256).
+    func idToken(
+        client: SandboxConfiguration.OAuth2Client,
+        user: String,
+        scope: [String],
+        nonce: String?,
+        authTime: Int64,
+        accessToken: String,
+        now: Int64
+    ) -> String {
+        let (current, _) = generations(now: now)
+        let key = client.idTokenSignedResponseAlg == "ES256" ? current.ec : current.rsa
+        var claims = userClaims(of: user, scope: scope)
+        claims["iss"] = .string(issuer.url)
+        claims["aud"] = .string(client.id)
+        claims["iat"] = .integer(now)
+        claims["exp"] = .integer(now + configuration.accessTokenTTL)
+        claims["auth_time"] = .integer(authTime)
+        if let nonce { claims["nonce"] = .string(nonce) }
+        claims["at_hash"] = .string(OpenIDConnect.IDTokenValidator.halfHash(accessToken, algorithm: key.algorithm))
+        return (try? JOSE.JWS.sign(claims: claims, with: key, header: ["typ": "JWT"])) ?? ""
+    }
+
+    // MARK: Client assertions
+
+    /// Checks a `client_assertion` ([RFC 7523 §3](https://www.rfc-editor.org/rfc/rfc7523#section-3),
+    /// [RFC 7521 §4.2](https://www.rfc-editor.org/rfc/rfc7521#section-4.2)):
+    /// - `private_key_jwt` (RS256, PS256, ES256, EdDSA) against the client's registered `jwks`,
+    ///   `client_secret_jwt` (HS256) keyed with its secret; a client registered with a
+    ///   `tokenEndpointAuthMethod` may use only that one;
+    /// - `iss` and `sub` equal to the client id (and to `client_id` when sent);
+    /// - `aud` holding the issuer, the token endpoint or the URL of the endpoint called;
+    /// - `exp` after now and at most ``maximumAssertionLifetime`` seconds ahead, `iat` not in
+    ///   the future (60 s of skew);
+    /// - a `jti` never seen before (kept until its `exp`).
+    func authenticate(
+        assertion: String,
+        type: String?,
+        clientID: String?,
+        endpoint: String
+    ) throws(OAuth2Problem) -> (SandboxConfiguration.OAuth2Client, OAuth2ClientAuthentication.Method) {
+        func refuse(_ description: String) -> OAuth2Problem {
+            OAuth2Problem(.invalidClient, description, status: .unauthorized)
+        }
+        guard type == OAuth2.ClientAssertion.assertionType else {
+            throw OAuth2Problem(
+                .invalidRequest,
+                "client_assertion_type must be \(OAuth2.ClientAssertion.assertionType)"
+            )
+        }
+        guard let jws = try? JOSE.CompactJWS(assertion), let claims = try? jws.claims() else {
+            throw refuse("client_assertion is not a signed JWT")
+        }
+        guard case .string(let iss)? = claims["iss"], case .string(let sub)? = claims["sub"], iss == sub else {
+            throw refuse("the assertion's iss and sub must both be the client id")
+        }
+        if let clientID, clientID != iss { throw refuse("client_id differs from the assertion's iss") }
+        guard let client = configuration.oauth2Clients.first(where: { $0.id == iss }) else {
+            throw refuse("client authentication failed")
+        }
+        let method: OAuth2ClientAuthentication.Method = jws.algorithm == .hs256 ? .clientSecretJWT : .privateKeyJWT
+        if let registered = client.tokenEndpointAuthMethod, registered != method.rawValue {
+            throw refuse("the client is registered for \(registered), not \(method.rawValue)")
+        }
+        do {
+            switch method {
+            case .clientSecretJWT:
+                guard let secret = client.secret else { throw refuse("the client has no secret for client_secret_jwt") }
+                let key = try JOSE.VerificationKey(
+                    jwk: {
+                        var jwk = try JOSE.VerificationKey(hmacSecret: Secret(secret)).jwk
+                        jwk.keyID = jws.keyID
+                        return jwk
+                    }()
+                )
+                try jws.verify(with: key, allowing: [.hs256])
+            default:
+                guard let jwks = client.jwks, let json = try? JSONEncoder().encode(jwks),
+                    let set = try? JOSE.KeySet(json: Array(json))
+                else { throw refuse("the client has no registered jwks for private_key_jwt") }
+                try jws.verify(with: set.keys, allowing: JOSE.Algorithm.asymmetric)
+            }
+        } catch let problem as OAuth2Problem {
+            throw problem
+        } catch {
+            throw refuse("the client assertion does not verify: \(error)")
+        }
+        let now = configuration.now()
+        let audiences: [String] =
+            switch claims["aud"] {
+            case .string(let aud)?: [aud]
+            case .array(let values)?: values.compactMap(\.stringValue)
+            default: []
+            }
+        let accepted = [issuer.url, issuer.url + "/oauth2/token", endpoint]
+        guard audiences.contains(where: accepted.contains) else {
+            throw refuse("the assertion's aud is not this server (issuer or token endpoint)")
+        }
+        guard case .integer(let exp)? = claims["exp"] else { throw refuse("the assertion has no exp") }
+        guard exp > now else { throw refuse("the assertion has expired") }
+        guard exp - now <= Self.maximumAssertionLifetime else {
+            throw refuse("the assertion lives more than \(Self.maximumAssertionLifetime) s")
+        }
+        if case .integer(let iat)? = claims["iat"], iat > now + 60 {
+            throw refuse("the assertion's iat is in the future")
+        }
+        guard case .string(let jti)? = claims["jti"], !jti.isEmpty else { throw refuse("the assertion has no jti") }
+        let fresh = state.withLock { state -> Bool in
+            state.seenJTIs = state.seenJTIs.filter { $0.value > now }
+            guard state.seenJTIs[jti] == nil else { return false }
+            state.seenJTIs[jti] = exp
+            return true
+        }
+        guard fresh else { throw refuse("the assertion's jti was already used (replay)") }
+        return (client, method)
+    }
+}
+
+/// `/oauth2/jwks` and `/oauth2/userinfo`.
+struct OpenIDRoutes: Sendable {
+    let configuration: SandboxConfiguration
+    let store: OAuth2Store
+    let provider: OpenIDProvider
+
+    var collection: RouteCollection<SandboxRequestContext> {
+        let routes = RouteCollection(context: SandboxRequestContext.self)
+        routes.get("jwks") { _, _ in
+            OAuth2JSON.response(provider.jwks(now: configuration.now()))
+        }
+        routes.get("userinfo") { request, _ in try await userInfo(request) }
+        routes.post("userinfo") { request, _ in try await userInfo(request) }
+        return routes
+    }
+
+    /// UserInfo ([Core §5.3](https://openid.net/specs/openid-connect-core-1_0.html#UserInfo)):
+    /// a Bearer access token granted `openid`; the claims of its scope.
+    func userInfo(_ request: Request) async throws -> Response {
+        let authorizations = request.headers[values: .authorization]
+        guard authorizations.count == 1, let token = authorizations.first.flatMap(BearerAuthenticator.bearerToken)
+        else {
+            throw OpenIDBearerProblem(
+                status: .unauthorized,
+                error: nil,
+                description: "a Bearer access token is required"
+            )
+        }
+        guard let record = await store.accessToken(token, now: configuration.now()), let user = record.user else {
+            throw OpenIDBearerProblem(
+                status: .unauthorized,
+                error: "invalid_token",
+                description: "the access token is unknown, expired or revoked"
+            )
+        }
+        guard record.scope.contains("openid") else {
+            throw OpenIDBearerProblem(
+                status: .forbidden,
+                error: "insufficient_scope",
+                description: "the access token was not granted openid"
+            )
+        }
+        return OAuth2JSON.response(provider.userClaims(of: user, scope: record.scope))
+    }
+}
+
+/// A refused UserInfo request: `WWW-Authenticate: Bearer` with the error
+/// ([RFC 6750 §3](https://www.rfc-editor.org/rfc/rfc6750#section-3), Core §5.3.3).
+struct OpenIDBearerProblem: SandboxRefusal {
+    let status: HTTPResponse.Status
+    let error: String?
+    let description: String
+
+    func response(from request: Request, context: some RequestContext) -> Response {
+        var challenge = "Bearer realm=\"userinfo\""
+        if let error { challenge += ", error=\"\(error)\", error_description=\"\(description)\"" }
+        return SandboxResponse.text(
+            status,
+            description,
+            contentType: "text/plain; charset=utf-8",
+            headers: [.wwwAuthenticate: challenge]
+        )
+    }
+
+    var logOutcome: String { "error=\(error ?? "no_token")" }
+}

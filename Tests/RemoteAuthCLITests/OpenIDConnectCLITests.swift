@@ -1,0 +1,77 @@
+import Foundation
+import HTTPTypes
+import RemoteAuth
+import Testing
+
+/// `remote-auth authorize oauth2 --oidc --client-auth private-key-jwt --client-key PEM` against
+/// a `remote-auth sandbox` process: the ID token validated and its claims printed (never the
+/// token), UserInfo, the key path kept with the profile and used again by a refresh.
+@Suite(.timeLimit(.minutes(5))) struct OpenIDConnectCLITests {
+    @Test func oidcWithPrivateKeyJWT() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("oidc-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let key = JOSE.SigningKey.generateP256()
+        let keyPath = directory.appendingPathComponent("client.pem").path
+        try key.pemRepresentation!.write(toFile: keyPath, atomically: true, encoding: .utf8)
+        var jwk = key.publicJWK!
+        jwk.keyID = try jwk.thumbprint()
+        let jwkJSON = String(decoding: try jwk.json(), as: UTF8.self)
+        let config = directory.appendingPathComponent("sandbox.json").path
+        try
+            #"{"oauth2Clients":[{"id":"cli-jwt","redirectURIs":["http://127.0.0.1/callback"],"tokenEndpointAuthMethod":"private_key_jwt","jwks":{"keys":[\#(jwkJSON)]}}]}"#
+            .write(toFile: config, atomically: true, encoding: .utf8)
+        let sandbox = try SandboxProcess(["--auto-approve", "--access-token-ttl", "30", "--config", config])
+        let base = try await sandbox.baseURL()
+        let environment = ["REMOTE_AUTH_HOME": directory.appendingPathComponent("home").path]
+
+        let authorize = try BackgroundCLI(
+            [
+                "authorize", "oauth2", "--profile", "op", "--issuer", base, "--client-id", "cli-jwt", "--oidc",
+                "--scope", "profile email", "--client-auth", "private-key-jwt", "--client-key", keyPath,
+                "--no-browser", "--timeout", "30",
+            ],
+            environment: environment
+        )
+        try await authorize.waitForError("Waiting for the browser")
+        let url = try #require(authorize.line(startingWith: base + "/oauth2/authorize?"), "\(authorize.errors)")
+        #expect(url.contains("scope=openid%20profile%20email"))
+        #expect(url.contains("&nonce="))
+        let redirect = try await httpGetLocation(url)
+        _ = try await httpExchange(try HTTPRequest(method: .get, absoluteURL: redirect))
+        let signedIn = await authorize.finish()
+        #expect(signedIn.status == 0, "\(signedIn.stderr)")
+        let lines = signedIn.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        #expect(lines.first == url)
+        #expect(lines.contains("ID token validated (OpenID Connect Core §3.1.3.7); claims:"))
+        #expect(lines.contains("  iss: \"\(base)\""))
+        #expect(lines.contains("  sub: \"1001\""))
+        #expect(lines.contains("  aud: \"cli-jwt\""))
+        #expect(lines.contains("  email: \"alice@sandbox.example\""))
+        #expect(lines.contains { $0.hasPrefix("  nonce: \"") })
+        #expect(lines.contains("UserInfo:"))
+        #expect(lines.contains("  preferred_username: \"alice\""))
+        #expect(lines.suffix(2) == ["Signed in; saved as profile 'op'.", ""])
+        // No JWT on stdout: its header, {"alg":…, always starts eyJhbGciOi in base64url.
+        #expect(!signedIn.stdout.contains("eyJhbGciOi"))
+
+        let show = try await CLI.run(["profiles", "show", "op"], environment: environment)
+        #expect(show.status == 0, "\(show.stderr)")
+        #expect(show.stdout.contains("client: cli-jwt (private_key_jwt)\n"))
+        #expect(show.stdout.contains("client key: \(URL(fileURLWithPath: keyPath).standardizedFileURL.path)\n"))
+        #expect(!show.stdout.contains("BEGIN"))
+
+        // The token expires within a minute: `token` refreshes, authenticating with the key again.
+        let before = try await CLI.run(["token", "--profile", "op"], environment: environment)
+        #expect(before.status == 0, "\(before.stderr)")
+        let again = try await CLI.run(["token", "--profile", "op"], environment: environment)
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(again.stdout != before.stdout)
+
+        // Without the key file, the refresh cannot authenticate, and says so.
+        try FileManager.default.removeItem(atPath: keyPath)
+        let missing = try await CLI.run(["token", "--profile", "op"], environment: environment)
+        #expect(missing.status != 0)
+        #expect(missing.stderr.contains("cannot read the client key"))
+    }
+}
