@@ -98,7 +98,7 @@ struct MetadataRoutes: Sendable {
             introspectionEndpointAuthMethodsSupported: methods,
             authorizationResponseIssParameterSupported: true,
             pushedAuthorizationRequestEndpoint: issuer + "/oauth2/par",
-            requirePushedAuthorizationRequests: configuration.requirePushedAuthorizationRequests
+            requirePushedAuthorizationRequests: configuration.requirePushedAuthorizationRequests,
             jwksURI: issuer + "/oauth2/jwks",
             userinfoEndpoint: issuer + "/oauth2/userinfo"
         )
