@@ -125,8 +125,11 @@ public struct DigestAuthorization: Sendable, Hashable {
             throw DigestError(.malformedAuthorization, "\(error.code): \(error.reason)")
         }
         credentials.token68 = content.token68
+        // A set of the lowercased names (tokens: ASCII), so that many parameters are checked in
+        // linear time.
+        var names: Set<String> = []
         for parameter in content.parameters {
-            guard credentials.parameter(parameter.name) == nil else {
+            guard names.insert(parameter.name.lowercased()).inserted else {
                 throw DigestError(.malformedAuthorization, "parameter '\(parameter.name)' appears twice")
             }
             credentials.parameters.append(parameter)
