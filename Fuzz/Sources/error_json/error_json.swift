@@ -1,10 +1,11 @@
+import FuzzSupport
+import RemoteAuth
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import FuzzSupport
-import RemoteAuth
 
 /// An OAuth 2 error answer (RFC 6749 §5.2), as every JSON reader of the library meets it with a
 /// 400 status, and as ``OAuth2/ErrorResponse``'s `Codable` conformance reads it.
@@ -25,7 +26,10 @@ import RemoteAuth
                     Fuzz.require(error.serverError != nil, "serverRefused without the server's error")
                 } else {
                     Fuzz.require(error.code == .malformedResponse, "a 400 answer gave \(error.code)")
-                    Fuzz.require(!String(describing: error).contains(secret), "a malformed answer's error holds the secret")
+                    Fuzz.require(
+                        !String(describing: error).contains(secret),
+                        "a malformed answer's error holds the secret"
+                    )
                 }
             } catch {
                 Fuzz.require(false, "an error that is not an OAuth2.Error: \(type(of: error))")

@@ -7,7 +7,9 @@ import RemoteAuth
 /// Invariants: the typed members are not also left in `additionalParameters`; every error is
 /// an `OAuth2.Error`.
 @main struct Target {
-    static let typed = ["active", "scope", "client_id", "username", "token_type", "exp", "iat", "nbf", "sub", "aud", "iss", "jti"]
+    static let typed = [
+        "active", "scope", "client_id", "username", "token_type", "exp", "iat", "nbf", "sub", "aud", "iss", "jti",
+    ]
 
     static func main() {
         Fuzz.run { input in

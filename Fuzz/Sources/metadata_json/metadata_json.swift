@@ -1,10 +1,11 @@
+import FuzzSupport
+import RemoteAuth
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import FuzzSupport
-import RemoteAuth
 
 /// Authorization server metadata (RFC 8414 §3.2; OpenID Connect Discovery 1.0 §4.2), as
 /// ``OAuth2/ServerMetadata/parse(status:body:expectedIssuer:)`` reads it.

@@ -39,7 +39,10 @@ import RemoteAuth
                 Fuzz.require(!response.description.contains(secret), "the description holds a secret")
             } catch let error as OAuth2.Error {
                 if error.code == .malformedResponse {
-                    Fuzz.require(!String(describing: error).contains(secret), "a malformed answer's error holds the secret")
+                    Fuzz.require(
+                        !String(describing: error).contains(secret),
+                        "a malformed answer's error holds the secret"
+                    )
                 }
             } catch {
                 Fuzz.require(false, "an error that is not an OAuth2.Error: \(type(of: error))")
