@@ -107,3 +107,28 @@ struct FuzzRegressionDotSegmentTests {
         #expect(URIReference.removeDotSegments("/../../a/../b") == "/b")
     }
 }
+
+/// Finding 3 (credentials): `DigestAuthenticationInfo.headerValue` wrote `qop` bare, so a qop
+/// that is not a token (read from a quoted-string) rendered as a value that parses as other
+/// parameters: `qop="auth, rspauth=x"` came back with an `rspauth` of its own. It is now
+/// quoted unless it is a token (RFC 9110 §11.2).
+@Suite struct FuzzRegressionAuthenticationInfoTests {
+    @Test func aQopThatIsNotATokenRoundTrips() throws {
+        let info = try DigestAuthenticationInfo(headerValue: #"qop="auth, rspauth=forged", nc=00000001"#)
+        #expect(info.qop?.rawValue == "auth, rspauth=forged")
+        #expect(info.rspauth == nil)
+        #expect(info.headerValue == #"qop="auth, rspauth=forged", nc=00000001"#)
+        #expect(try DigestAuthenticationInfo(headerValue: info.headerValue) == info)
+        // The fuzzer's input (invalid UTF-8 repaired, as the target reads it).
+        let found: [UInt8] =
+            Array("DLGHAcqlm92mj7xp5E=00000001, cnnexeonc`=\"5E=00ds69v\", qop=\"4".utf8) + [0xD6]
+            + Array("r=auth, response=\t\t\t\t\t0\"".utf8)
+        let parsed = try DigestAuthenticationInfo(headerValue: String(decoding: found, as: UTF8.self))
+        #expect(try DigestAuthenticationInfo(headerValue: parsed.headerValue) == parsed)
+        // A token qop is still written bare.
+        #expect(
+            DigestAuthenticationInfo(qop: .auth, rspauth: "ab", cnonce: "c", nonceCount: 1).headerValue
+                == #"qop=auth, rspauth="ab", cnonce="c", nc=00000001"#
+        )
+    }
+}

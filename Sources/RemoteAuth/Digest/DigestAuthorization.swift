@@ -350,7 +350,12 @@ public struct DigestAuthenticationInfo: Sendable, Hashable, CustomStringConverti
     public var headerValue: String {
         var parts: [String] = []
         if let nextnonce { parts.append("nextnonce=" + HTTPSyntax.quotedString(nextnonce)) }
-        if let qop { parts.append("qop=" + qop.rawValue) }
+        // A qop read from a peer may be any quoted-string: written bare only when it is a token.
+        if let qop {
+            parts.append(
+                "qop=" + (HTTPSyntax.isToken(qop.rawValue) ? qop.rawValue : HTTPSyntax.quotedString(qop.rawValue))
+            )
+        }
         if let rspauth { parts.append("rspauth=" + HTTPSyntax.quotedString(rspauth)) }
         if let cnonce { parts.append("cnonce=" + HTTPSyntax.quotedString(cnonce)) }
         if let nonceCount { parts.append("nc=" + Hex.nonceCount(nonceCount)) }
