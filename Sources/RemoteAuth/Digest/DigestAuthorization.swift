@@ -125,8 +125,11 @@ public struct DigestAuthorization: Sendable, Hashable {
             throw DigestError(.malformedAuthorization, "\(error.code): \(error.reason)")
         }
         credentials.token68 = content.token68
+        // A set of the lowercased names (tokens: ASCII), so that many parameters are checked in
+        // linear time.
+        var names: Set<String> = []
         for parameter in content.parameters {
-            guard credentials.parameter(parameter.name) == nil else {
+            guard names.insert(parameter.name.lowercased()).inserted else {
                 throw DigestError(.malformedAuthorization, "parameter '\(parameter.name)' appears twice")
             }
             credentials.parameters.append(parameter)
@@ -347,7 +350,12 @@ public struct DigestAuthenticationInfo: Sendable, Hashable, CustomStringConverti
     public var headerValue: String {
         var parts: [String] = []
         if let nextnonce { parts.append("nextnonce=" + HTTPSyntax.quotedString(nextnonce)) }
-        if let qop { parts.append("qop=" + qop.rawValue) }
+        // A qop read from a peer may be any quoted-string: written bare only when it is a token.
+        if let qop {
+            parts.append(
+                "qop=" + (HTTPSyntax.isToken(qop.rawValue) ? qop.rawValue : HTTPSyntax.quotedString(qop.rawValue))
+            )
+        }
         if let rspauth { parts.append("rspauth=" + HTTPSyntax.quotedString(rspauth)) }
         if let cnonce { parts.append("cnonce=" + HTTPSyntax.quotedString(cnonce)) }
         if let nonceCount { parts.append("nc=" + Hex.nonceCount(nonceCount)) }

@@ -123,14 +123,16 @@ package struct URIReference: Sendable, Hashable, CustomStringConvertible {
             } else if input.hasPrefix("./") {
                 input = input.dropFirst(2)
             } else if input.hasPrefix("/./") {
-                // B. Replace a prefix "/./" or "/." (a complete segment) with "/".
-                input = "/" + input.dropFirst(3)
+                // B. Replace a prefix "/./" or "/." (a complete segment) with "/": dropping
+                //    "/." leaves the "/" in place (building "/" + rest copied the rest each
+                //    time, quadratic in the path's length).
+                input = input.dropFirst(2)
             } else if input == "/." {
                 input = "/"
             } else if input.hasPrefix("/../") {
                 // C. Replace a prefix "/../" or "/.." (a complete segment) with "/", and remove
                 //    the last segment and its preceding "/" (if any) from the output buffer.
-                input = "/" + input.dropFirst(4)
+                input = input.dropFirst(3)
                 _ = output.popLast()
             } else if input == "/.." {
                 input = "/"

@@ -1,0 +1,144 @@
+#!/usr/bin/env python3
+"""Writes the seed corpora of the fuzz targets (Fuzz/Corpus/<target>/seed-*) from the
+repository's vectors (Tests/Vectors, copies of ../shared/vectors with their sources) and from
+realistic examples written here. Run from anywhere; rewrites only seed-* files, so inputs found
+by fuzzing (crash-*, regression-*) stay. Each seed is one input as its target reads it: see the
+doc comment of Fuzz/Sources/<target>/<target>.swift for the layout."""
+import json
+import pathlib
+import re
+
+root = pathlib.Path(__file__).resolve().parents[2]
+vectors = root / "Tests" / "Vectors"
+corpus = root / "Fuzz" / "Corpus"
+
+
+def load(name):
+    return json.loads((vectors / f"{name}.json").read_text())
+
+
+seeds = {}
+
+
+def add(target, data):
+    if isinstance(data, str):
+        data = data.encode()
+    if data not in seeds.setdefault(target, []):
+        seeds[target].append(data)
+
+
+oauth2 = load("oauth2_responses")
+basic = load("http_basic")
+digest = load("http_digest")
+signing = load("oauth1_signing")
+base_strings = load("oauth1_base_string")
+percent = load("oauth1_percent_encoding")
+
+# challenges: WWW-Authenticate values.
+for v in oauth2:
+    if v["www_authenticate"]:
+        add("challenges", v["www_authenticate"])
+for v in digest:
+    add("challenges", v["challenge"])
+add("challenges", 'Basic realm="simple", charset="UTF-8"')
+add("challenges", 'Newauth realm="apps", type=1, title="Login to \\"apps\\"", Basic realm="simple"')
+add("challenges", 'OAuth realm="http://sp.example.com/", oauth_problem="token_expired"')
+add("challenges", "Negotiate YIIB5gYGKwYBBQUCoIIB2jCCAdagMDAuBgkqhkiC9xIBAgIGCSqGSIb3EgECAgYKKwYBBAGCNwICHgYKKwYBBAGCNwICCg==")
+add("challenges", 'Bearer realm="example", error="insufficient_scope", scope="statuses:write", max_age=0')
+add("challenges", ", ,Basic realm=x ,, Digest realm=\"y\", nonce=\"n\", qop=\"auth,auth-int\", algorithm=SHA-256-sess, stale=TRUE, userhash=true, domain=\"/a /b\"")
+
+# credentials: Authorization (and Authentication-Info) values.
+for v in basic:
+    add("credentials", v["expected_header"])
+for v in digest:
+    add("credentials", v["expected_header"])
+for v in signing:
+    if v.get("expected_authorization_header"):
+        add("credentials", v["expected_authorization_header"])
+add("credentials", 'nextnonce="47364c23432d2e131a5fb210812c", qop=auth, rspauth="6629fae49393a05397450978507c4ef1", cnonce="0a4f113b", nc=00000001')
+add("credentials", "Bearer mF_9.B5f-4.1JqM")
+add("credentials", "Basic dGVzdDoxMjPCow==")
+add("credentials", "basic   QWxhZGRpbjpvcGVuIHNlc2FtZQ==")
+
+# form_body: form bodies and queries.
+for v in oauth2:
+    if v["kind"] == "form_request":
+        add("form_body", v["body"])
+    if v["location"] and "?" in v["location"]:
+        add("form_body", v["location"].split("?", 1)[1].split("#", 1)[0])
+for v in signing:
+    if v.get("form_body"):
+        add("form_body", v["form_body"])
+for v in percent:
+    for key in ("input", "expected"):
+        if isinstance(v.get(key), str):
+            add("form_body", "a=" + v[key])
+add("form_body", "oauth_token=hh5s93j4hdidpola&oauth_token_secret=hdhd0244k9j7ao03&oauth_callback_confirmed=true")
+add("form_body", "q=%E2%82%AC+1&q=%e2%82%ac&empty=&=v&flag&a%20b=c%2Bd")
+
+# oauth1_answer: status and step, WWW-Authenticate, body.
+add("oauth1_answer", "200 temporary\n\noauth_token=hh5s93j4hdidpola&oauth_token_secret=hdhd0244k9j7ao03&oauth_callback_confirmed=true")
+add("oauth1_answer", "200 token\n\noauth_token=nnch734d00sl2jdk&oauth_token_secret=pfkkdhi9sl3r4s00&user_id=6253282&screen_name=twitterapi")
+add("oauth1_answer", "401 token\nOAuth realm=\"Photos\", oauth_problem=\"token_rejected\"\n")
+add("oauth1_answer", "400 temporary\n\noauth_problem=parameter_absent&oauth_parameters_absent=oauth_nonce%26oauth_timestamp")
+add("oauth1_answer", "200 temporary\n\noauth_token=a&oauth_token_secret=&oauth_callback_confirmed=false")
+
+# oauth1_request: request target, Authorization, body.
+for v in signing:
+    url = v["url"]
+    path = "/" + url.split("://", 1)[1].split("/", 1)[1] if "/" in url.split("://", 1)[1] else "/"
+    add("oauth1_request", f"{path}\n{v.get('expected_authorization_header') or ''}\n{v.get('form_body') or ''}")
+add("oauth1_request", "/request?oauth_consumer_key=dpf43f3p2l4k3l03&oauth_signature_method=PLAINTEXT&oauth_signature=kd94hf93k423kf44%26&oauth_version=1.0\n\n")
+add("oauth1_request", "/photos?size=original\n\noauth_consumer_key=dpf43f3p2l4k3l03&oauth_token=nnch734d00sl2jdk&oauth_signature_method=HMAC-SHA1&oauth_timestamp=1191242096&oauth_nonce=kllo9940pd9333jh&oauth_version=1.0&oauth_signature=tR3%2BTy81lMeYAr%2FFid0kMTYa%2FWM%3D&file=vacation.jpg")
+
+# callback_url: URLs a user agent is sent to.
+for v in oauth2:
+    if v["location"]:
+        add("callback_url", v["location"])
+add("callback_url", "http://127.0.0.1:8080/callback?code=SplxlOBeZQQYbYS6WxSbIA&state=af0ifjsldkj&iss=https%3A%2F%2Fserver.example.com")
+add("callback_url", "http://127.0.0.1:8080/callback#access_token=2YotnFZFEjr1zCsicMWpAA&state=af0ifjsldkj&token_type=example&expires_in=3600&scope=a+b")
+add("callback_url", "http://127.0.0.1:8080/callback?error=access_denied&error_description=the+user+said+no&state=af0ifjsldkj")
+add("callback_url", "http://127.0.0.1:8080/callback?oauth_token=hh5s93j4hdidpola&oauth_verifier=hfdp7dh39dks9884")
+add("callback_url", "http://127.0.0.1:8080/callback?denied=hh5s93j4hdidpola")
+add("callback_url", "com.example.app:/oauth2redirect/example-provider?code=abc&state=af0ifjsldkj")
+add("callback_url", "myapp://oauth-callback?oauth_token=hh5s93j4hdidpola&oauth_verifier=v")
+add("callback_url", "HTTPS://Callback.Invalid:443/oauth#")
+
+# JSON answers.
+kinds = {
+    "token_response": ["token_json"],
+    "error_response": ["error_json", "token_json"],
+    "introspection_response": ["introspection_json"],
+    "metadata_response": ["metadata_json"],
+    "device_authorization_response": ["device_json"],
+    "par_response": ["token_json"],
+}
+for v in oauth2:
+    for target in kinds.get(v["kind"], []):
+        add(target, v["body"])
+add("token_json", '{"access_token":"a","token_type":"DPoP","expires_in":"3600","scope":"openid  profile","id_token":"h.p.s","issued_token_type":"urn:ietf:params:oauth:token-type:access_token","refresh_token":null}')
+add("token_json", '{"access_token":"a","token_type":"Bearer","expires_in":1e3,"nested":{"list":[1,2.5,-3,true,false,null,"x"]}}')
+add("error_json", '{"error":"invalid_grant","error_description":"the refresh token s3cr3t-client-s3cret was used twice","error_uri":"https://server.example.com/errors/invalid_grant"}')
+add("error_json", "<html><body>502 Bad Gateway</body></html>")
+add("device_json", '{"device_code":"d","user_code":"WDJB-MJHT","verification_url":"https://example.com/device","expires_in":"1800"}')
+add("introspection_json", '{"active":true,"aud":["a","b"],"exp":1419356238,"iat":1419350238,"nbf":1419350238,"jti":"j","ext":{"k":[]}}')
+add("metadata_json", '{"issuer":"https://server.example.com","authorization_response_iss_parameter_supported":true,"code_challenge_methods_supported":["S256"],"dpop_signing_alg_values_supported":["ES256"],"x":1.5}')
+
+# uri_reference: base, reference (RFC 3986 §5.4's examples, and redirect shapes).
+rfc3986 = ["g:h", "g", "./g", "g/", "/g", "//g", "?y", "g?y", "#s", "g#s", "g?y#s", ";x", "g;x", "g;x?y#s", "", ".", "./",
+           "..", "../", "../g", "../..", "../../", "../../g", "../../../g", "../../../../g", "/./g", "/../g", "g.", ".g",
+           "g..", "..g", "./../g", "./g/.", "g/./h", "g/../h", "g;x=1/./y", "g;x=1/../y", "g?y/./x", "g?y/../x",
+           "g#s/./x", "g#s/../x", "http:g"]
+for ref in rfc3986:
+    add("uri_reference", "http://a/b/c/d;p?q\n" + ref)
+add("uri_reference", "https://server.example.com/authorize?x=1\nhttps://client.example.com/cb?code=abc#frag")
+add("uri_reference", "http://127.0.0.1:8080\n/login/../callback/./x?y")
+
+for target, items in seeds.items():
+    directory = corpus / target
+    directory.mkdir(parents=True, exist_ok=True)
+    for old in directory.glob("seed-*"):
+        old.unlink()
+    for index, data in enumerate(items):
+        (directory / f"seed-{index:03d}").write_bytes(data)
+    print(f"{target}: {len(items)} seeds")
