@@ -143,15 +143,15 @@ struct OAuth1Verifier: Sendable {
         }
 
         if let nonce = received.nonce, let timestamp = received.timestamp {
-            let fresh = await store.useNonce(
-                nonce,
-                timestamp: timestamp,
-                consumerKey: consumer.key,
-                now: now,
-                window: window
-            )
-            guard fresh else {
+            switch await store.useNonce(nonce, timestamp: timestamp, consumerKey: consumer.key, now: now, window: window) {
+            case .fresh:
+                break
+            case .replayed:
                 throw problem(.unauthorized, .nonceUsed, "this oauth_nonce was already used with this oauth_timestamp")
+            case .tooOld:
+                throw problem(
+                    .unauthorized, .timestampRefused,
+                    "oauth_timestamp is older than the nonces this server still remembers (too many requests in the window)")
             }
         }
         return Verified(consumer: consumer, received: received, requestToken: requestToken, accessToken: accessToken)

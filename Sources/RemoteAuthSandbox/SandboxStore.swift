@@ -52,8 +52,8 @@ actor SandboxStore {
     private var accessTokens: [String: AccessToken] = [:]
     private var statuses: [Status] = []
     private var nextStatusID: Int64 = 1
-    /// Per consumer: "timestamp nonce" → timestamp, pruned past the window (RFC 5849 §3.3).
-    private var nonces: [String: [String: Int64]] = [:]
+    /// Per consumer: the nonces seen in the timestamp window, bounded (RFC 5849 §3.3).
+    private var nonces: [String: NonceWindow] = [:]
     /// Digest nonces: the protection space (route) they were issued for, issue time, and the
     /// highest `nc` of a verified answer.
     private var digestNonces: [String: (space: String, issuedAt: Int64, highestCount: UInt32)] = [:]
@@ -243,16 +243,14 @@ actor SandboxStore {
 
     // MARK: Nonces
 
-    /// Records `nonce` for `consumerKey` at `timestamp`; `false` when it was already used
-    /// within the window (RFC 5849 §3.3).
-    func useNonce(_ nonce: String, timestamp: String, consumerKey: String, now: Int64, window: Int64) -> Bool {
-        var seen = nonces[consumerKey, default: [:]]
-        if seen.count > 256 { seen = seen.filter { now - $0.value <= window * 2 } }
-        let key = timestamp + " " + nonce
-        guard seen[key] == nil else { return false }
-        seen[key] = Int64(timestamp) ?? now
-        nonces[consumerKey] = seen
-        return true
+    /// Records `nonce` for `consumerKey` at `timestamp`: ``NonceWindow/Outcome/replayed`` when it
+    /// was already used within the window (RFC 5849 §3.3), ``NonceWindow/Outcome/tooOld`` when
+    /// the consumer's window is full and the timestamp is older than what it still remembers.
+    func useNonce(_ nonce: String, timestamp: String, consumerKey: String, now: Int64, window: Int64)
+        -> NonceWindow.Outcome
+    {
+        nonces[consumerKey, default: NonceWindow()].use(
+            nonce, timestamp: Int64(timestamp) ?? now, now: now, window: window)
     }
 
     // MARK: Statuses
