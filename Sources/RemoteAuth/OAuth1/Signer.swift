@@ -150,22 +150,21 @@ extension OAuth1 {
             timestamp: String?
         ) throws -> SignedRequest {
             let computed = try compute(request, body: body, options: options, nonce: nonce, timestamp: timestamp)
-            let protocolParameters = computed.protocolParameters
-            let pathBytes = computed.pathBytes
-            let query = computed.query
+            let protocolParameters = computed.values.parameters
             let isForm = computed.isForm
-            let signature = computed.signature
+            let signature = computed.values.signature
             let baseString = computed.baseString
-            let authorization = Self.authorizationHeader(protocolParameters, realm: options.realm)
+            let authorization = Self.authorizationHeader(computed.values, realm: options.realm)
             var signedRequest = request
             var signedBody = body
             switch options.placement {
             case .header:
                 signedRequest.headerFields.append(HTTPField(name: .authorization, value: authorization))
             case .query:
-                var extended = pathBytes
-                var separator = query == nil ? UInt8(ascii: "?") : UInt8(ascii: "&")
-                if let query, query.isEmpty { separator = 0 }
+                var extended = Array((request.path ?? "/").utf8)
+                let mark = extended.firstIndex(of: UInt8(ascii: "?"))
+                var separator = mark == nil ? UInt8(ascii: "?") : UInt8(ascii: "&")
+                if let mark, mark == extended.count - 1 { separator = 0 }
                 for parameter in protocolParameters {
                     if separator != 0 { extended.append(separator) }
                     separator = UInt8(ascii: "&")
@@ -224,19 +223,83 @@ extension OAuth1 {
             timestamp: String?
         ) throws -> String {
             let computed = try compute(request, body: body, options: options, nonce: nonce, timestamp: timestamp)
-            return Self.authorizationHeader(computed.protocolParameters, realm: options.realm)
+            return Self.authorizationHeader(computed.values, realm: options.realm)
+        }
+
+        /// The protocol parameters of one request (§3.1), held as they are rather than as an
+        /// array, and walked in name order when the base string and the header are written.
+        struct ProtocolValues {
+            var callback: String?
+            var consumerKey: String
+            var nonce: String?
+            /// `oauth_signature`, empty until the base string is signed.
+            var signature: String
+            var signatureMethod: String
+            var timestamp: String?
+            var token: String?
+            var verifier: String?
+            var includeVersion: Bool
+
+            /// Calls `body` with each parameter sent, in name order (§3.4.1.3.2 sorts names in
+            /// byte order, and these names sort as listed); `oauth_signature` only when
+            /// `withSignature` is set.
+            @inline(__always)
+            func forEach(withSignature: Bool, _ body: (StaticString, String) throws -> Void) rethrows {
+                if let callback { try body("oauth_callback", callback) }
+                try body("oauth_consumer_key", consumerKey)
+                if let nonce { try body("oauth_nonce", nonce) }
+                if withSignature { try body("oauth_signature", signature) }
+                try body("oauth_signature_method", signatureMethod)
+                if let timestamp { try body("oauth_timestamp", timestamp) }
+                if let token { try body("oauth_token", token) }
+                if let verifier { try body("oauth_verifier", verifier) }
+                if includeVersion { try body("oauth_version", "1.0") }
+            }
+
+            /// Every parameter sent, `oauth_signature` included, in name order.
+            var parameters: [Parameter] {
+                var parameters: [Parameter] = []
+                parameters.reserveCapacity(9)
+                forEach(withSignature: true) { parameters.append(Parameter("\($0)", $1)) }
+                return parameters
+            }
+
+            /// Whether a request parameter named `encodedName` (encoded once or twice: the
+            /// protocol parameter names are unreserved, so both read the same) collides with a
+            /// protocol parameter sent, `oauth_signature` included.
+            func isSent(encodedName: ArraySlice<UInt8>) -> Bool {
+                guard encodedName.starts(with: "oauth_".utf8) else { return false }
+                var found = false
+                forEach(withSignature: true) { name, _ in
+                    if !found {
+                        found = encodedName.elementsEqual(
+                            UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
+                        )
+                    }
+                }
+                return found
+            }
+
+            /// The UTF-8 bytes of every name and value, at most.
+            var byteCount: Int {
+                var total = 0
+                forEach(withSignature: true) { name, value in total += name.utf8CodeUnitCount + value.utf8.count }
+                return total
+            }
         }
 
         struct Computed {
-            var protocolParameters: [Parameter]
-            var signature: String
+            var values: ProtocolValues
             var baseString: [UInt8]?
-            var pathBytes: [UInt8]
-            var query: ArraySlice<UInt8>?
             var isForm: Bool
         }
 
         /// Collects the parameters (§3.4.1.3), builds the base string (§3.4.1) and signs it (§3.4).
+        ///
+        /// The request's parameters are decoded from the query and the form body and encoded
+        /// twice in the same pass (once per §3.6, once more for §3.4.1.1 step 5), into one
+        /// buffer sized up front; they are sorted by index, and the base string is copied out of
+        /// that buffer in its final form.
         func compute(
             _ request: HTTPRequest,
             body: [UInt8]?,
@@ -247,38 +310,37 @@ extension OAuth1 {
             guard let scheme = request.scheme, let authority = request.authority else {
                 throw OAuth1Error(.malformedRequest, "the request has no scheme or authority")
             }
-            let path = request.path ?? "/"
+            var path = request.path ?? "/"
             let baseStringURI = try SignatureBaseString.baseStringURIBytes(
                 scheme: scheme,
                 authority: authority,
                 path: path
             )
 
-            // Protocol parameters (§3.1), in name order; `oauth_signature` is filled in last.
-            var protocolParameters: [Parameter] = []
-            protocolParameters.reserveCapacity(9)
-            if let callback = options.callback { protocolParameters.append(Parameter("oauth_callback", callback)) }
-            protocolParameters.append(Parameter("oauth_consumer_key", client.key))
-            if let nonce { protocolParameters.append(Parameter("oauth_nonce", nonce)) }
-            let signatureIndex = protocolParameters.count
-            protocolParameters.append(Parameter("oauth_signature", ""))
-            protocolParameters.append(Parameter("oauth_signature_method", signatureMethod.rawValue))
-            if let timestamp { protocolParameters.append(Parameter("oauth_timestamp", timestamp)) }
-            if let token { protocolParameters.append(Parameter("oauth_token", token.token)) }
-            if let verifier = options.verifier { protocolParameters.append(Parameter("oauth_verifier", verifier)) }
-            if options.includeVersion { protocolParameters.append(Parameter("oauth_version", "1.0")) }
+            // Protocol parameters (§3.1); `oauth_signature` is filled in last.
+            var values = ProtocolValues(
+                callback: options.callback,
+                consumerKey: client.key,
+                nonce: nonce,
+                signature: "",
+                signatureMethod: signatureMethod.rawValue,
+                timestamp: timestamp,
+                token: token?.token,
+                verifier: options.verifier,
+                includeVersion: options.includeVersion
+            )
 
             // Request parameters (§3.4.1.3.1): the query, then a form body.
-            var capacity = path.utf8.count + (body?.count ?? 0) + 32
-            for parameter in protocolParameters { capacity += parameter.name.utf8.count + parameter.value.utf8.count }
-            var pairs = EncodedPairs(capacity: capacity)
-            var query: ArraySlice<UInt8>? = nil
-            let pathBytes = Array(path.utf8)
-            if let mark = pathBytes.firstIndex(of: UInt8(ascii: "?")) {
-                query = pathBytes[(mark + 1)...]
-                try pairs.appendForm(query!)
-            }
             let isForm = FormURLEncoding.isFormEncoded(request.headerFields)
+            var pairs = EncodedPairs(
+                capacity: path.utf8.count + (body?.count ?? 0) + values.byteCount,
+                form: .twice
+            )
+            try path.withUTF8 { path in
+                if let mark = path.firstIndex(of: UInt8(ascii: "?")) {
+                    try pairs.appendForm(UnsafeBufferPointer(rebasing: path[(mark + 1)...]))
+                }
+            }
             if options.placement == .body {
                 guard isForm || (body ?? []).isEmpty else {
                     throw OAuth1Error(
@@ -287,35 +349,26 @@ extension OAuth1 {
                     )
                 }
             }
-            if isForm, let body, !body.isEmpty { try pairs.appendForm(body[...]) }
-            for index in 0..<pairs.count where Self.collides(pairs.name(at: index), with: protocolParameters) {
+            if isForm, let body, !body.isEmpty { try body.withUnsafeBufferPointer { try pairs.appendForm($0) } }
+            for index in 0..<pairs.count where values.isSent(encodedName: pairs.name(at: index)) {
+                // The name equals an unreserved `oauth_…` name, so its encoding is the name itself.
                 let name = String(decoding: pairs.name(at: index), as: UTF8.self)
                 throw OAuth1Error(.duplicateParameter, "the request already carries '\(name)'", parameter: name)
             }
-            for (index, parameter) in protocolParameters.enumerated() where index != signatureIndex {
-                pairs.append(name: parameter.name.utf8, value: parameter.value.utf8)
-            }
+            values.forEach(withSignature: false) { name, value in pairs.append(name: name, value: value) }
 
             // Signature (§3.4).
             var baseString: [UInt8]? = nil
-            let signature: String
             switch signatureMethod {
             case .plaintext:
-                signature = plaintextSignature
+                values.signature = plaintextSignature
             default:
+                pairs.sort()
                 let bytes = pairs.baseString(method: request.method.rawValue, baseStringURI: baseStringURI)
                 baseString = bytes
-                signature = try sign(baseString: bytes)
+                values.signature = try sign(baseString: bytes)
             }
-            protocolParameters[signatureIndex].value = signature
-            return Computed(
-                protocolParameters: protocolParameters,
-                signature: signature,
-                baseString: baseString,
-                pathBytes: pathBytes,
-                query: query,
-                isForm: isForm
-            )
+            return Computed(values: values, baseString: baseString, isForm: isForm)
         }
 
         /// Signs a base string with this signer's method and key, returning `oauth_signature`
@@ -337,11 +390,6 @@ extension OAuth1 {
             }
         }
 
-        static func collides(_ encodedName: ArraySlice<UInt8>, with protocolParameters: [Parameter]) -> Bool {
-            guard encodedName.starts(with: "oauth_".utf8) else { return false }
-            return protocolParameters.contains { $0.name.utf8.elementsEqual(encodedName) }
-        }
-
         static func appendFormPair(_ parameter: Parameter, to output: inout [UInt8]) {
             PercentEncoding.append(encoding: parameter.name.utf8, to: &output)
             output.append(UInt8(ascii: "="))
@@ -356,28 +404,52 @@ extension OAuth1 {
             for parameter in protocolParameters {
                 capacity += (parameter.name.utf8.count + parameter.value.utf8.count) * 3 + 5
             }
-            let bytes = [UInt8](writingAtMost: capacity) { out in
-                out.write("OAuth ")
-                var first = true
-                if let realm {
-                    out.write("realm=\"")
-                    for octet in realm.utf8 {
-                        if octet == UInt8(ascii: "\"") || octet == UInt8(ascii: "\\") { out.write(UInt8(ascii: "\\")) }
-                        out.write(octet)
-                    }
-                    out.write(UInt8(ascii: "\""))
-                    first = false
-                }
+            return String(writingAtMost: capacity) { out in
+                var first = writeScheme(realm: realm, to: &out)
                 for parameter in protocolParameters {
+                    writeParameter(parameter.name, parameter.value, first: &first, to: &out)
+                }
+            }
+        }
+
+        /// ``authorizationHeader(_:realm:)`` straight from the values, without an array of them.
+        static func authorizationHeader(_ values: ProtocolValues, realm: String?) -> String {
+            let capacity = 6 + (realm.map { $0.utf8.count * 2 + 10 } ?? 0) + values.byteCount * 3 + 9 * 5
+            return String(writingAtMost: capacity) { out in
+                var first = writeScheme(realm: realm, to: &out)
+                values.forEach(withSignature: true) { name, value in
                     if !first { out.write(", ") }
                     first = false
-                    out.writeEncoded(parameter.name.utf8)
+                    out.write(name)  // unreserved
                     out.write("=\"")
-                    out.writeEncoded(parameter.value.utf8)
+                    out.writeEncoded(value)
                     out.write(UInt8(ascii: "\""))
                 }
             }
-            return String(decoding: bytes, as: UTF8.self)
+        }
+
+        /// `OAuth ` and the realm; returns whether no parameter has been written yet.
+        @inline(__always)
+        private static func writeScheme(realm: String?, to out: inout ByteWriter) -> Bool {
+            out.write("OAuth ")
+            guard let realm else { return true }
+            out.write("realm=\"")
+            for octet in realm.utf8 {
+                if octet == UInt8(ascii: "\"") || octet == UInt8(ascii: "\\") { out.write(UInt8(ascii: "\\")) }
+                out.write(octet)
+            }
+            out.write(UInt8(ascii: "\""))
+            return false
+        }
+
+        @inline(__always)
+        private static func writeParameter(_ name: String, _ value: String, first: inout Bool, to out: inout ByteWriter) {
+            if !first { out.write(", ") }
+            first = false
+            out.writeEncoded(name)
+            out.write("=\"")
+            out.writeEncoded(value)
+            out.write(UInt8(ascii: "\""))
         }
     }
 
