@@ -40,70 +40,116 @@ extension OAuth1 {
             String(decoding: try baseStringURIBytes(scheme: scheme, authority: authority, path: path), as: UTF8.self)
         }
 
-        /// ``baseStringURI(scheme:authority:path:)`` as bytes, worked out over UTF-8 alone.
+        /// ``baseStringURI(scheme:authority:path:)`` as bytes, worked out over UTF-8 alone, in
+        /// one buffer sized up front.
         static func baseStringURIBytes(scheme: String, authority: String, path: String) throws -> [UInt8] {
+            try withBaseStringURI(scheme: scheme, authority: authority, path: path) { Array($0) }
+        }
+
+        /// Calls `body` with the base string URI's bytes, written into a temporary buffer (no
+        /// array per request). Inlined, so the closure's captures are not copied into a context.
+        @inline(__always)
+        static func withBaseStringURI<Result>(
+            scheme: String,
+            authority: String,
+            path: String,
+            _ body: (UnsafeBufferPointer<UInt8>) throws -> Result
+        ) throws -> Result {
             @inline(__always) func lower(_ octet: UInt8) -> UInt8 {
                 octet >= UInt8(ascii: "A") && octet <= UInt8(ascii: "Z") ? octet + 32 : octet
             }
-            var result: [UInt8] = []
-            result.reserveCapacity(scheme.utf8.count + authority.utf8.count + path.utf8.count + 3)
-            for octet in scheme.utf8 { result.append(lower(octet)) }
-            guard !result.isEmpty else {
-                throw OAuth1Error(.malformedRequest, "the request has no scheme")
-            }
-            let isHTTP = result.elementsEqual("http".utf8)
-            let isHTTPS = !isHTTP && result.elementsEqual("https".utf8)
-            result.append(contentsOf: "://".utf8)
-
+            var scheme = scheme
             var authority = authority
-            return try authority.withUTF8 { bytes in
-                var hostStart = 0
-                if let at = bytes.lastIndex(of: UInt8(ascii: "@")) { hostStart = at + 1 }
-                var hostEnd = bytes.count
-                var portStart: Int? = nil
-                if hostStart < bytes.count, bytes[hostStart] == UInt8(ascii: "[") {
-                    // IP-literal (RFC 3986 §3.2.2): "[v6]" or "[v6]:port".
-                    guard let close = bytes[hostStart...].firstIndex(of: UInt8(ascii: "]")) else {
-                        throw OAuth1Error(.malformedRequest, "unterminated IPv6 literal in the authority")
-                    }
-                    hostEnd = close + 1
-                    if hostEnd < bytes.count {
-                        guard bytes[hostEnd] == UInt8(ascii: ":") else {
-                            throw OAuth1Error(.malformedRequest, "unexpected characters after the IPv6 literal")
+            var path = path
+            return try scheme.withUTF8 { scheme in
+                try authority.withUTF8 { bytes in
+                    try path.withUTF8 { path in
+                        let capacity = scheme.count + bytes.count + path.count + 4
+                        return try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
+                            var out = ByteWriter(buffer)
+                            guard !scheme.isEmpty else {
+                                throw OAuth1Error(.malformedRequest, "the request has no scheme")
+                            }
+                            for octet in scheme { out.write(lower(octet)) }
+                            let lowered = out.base
+                            let isHTTP =
+                                out.count == 4 && lowered[0] == UInt8(ascii: "h") && lowered[1] == UInt8(ascii: "t")
+                                && lowered[2] == UInt8(ascii: "t") && lowered[3] == UInt8(ascii: "p")
+                            let isHTTPS =
+                                out.count == 5 && lowered[0] == UInt8(ascii: "h") && lowered[1] == UInt8(ascii: "t")
+                                && lowered[2] == UInt8(ascii: "t") && lowered[3] == UInt8(ascii: "p")
+                                && lowered[4] == UInt8(ascii: "s")
+                            out.write("://")
+                            try writeAuthority(bytes, isHTTP: isHTTP, isHTTPS: isHTTPS, to: &out)
+                            let pathStart = out.count
+                            for octet in path {
+                                if octet == UInt8(ascii: "?") || octet == UInt8(ascii: "#") { break }
+                                out.write(octet)
+                            }
+                            if out.count == pathStart { out.write(UInt8(ascii: "/")) }
+                            return try body(UnsafeBufferPointer(start: out.base, count: out.count))
                         }
-                        portStart = hostEnd + 1
-                    }
-                } else if let colon = bytes[hostStart...].lastIndex(of: UInt8(ascii: ":")) {
-                    hostEnd = colon
-                    portStart = colon + 1
-                }
-                guard hostEnd > hostStart else {
-                    throw OAuth1Error(.malformedRequest, "the request has no host")
-                }
-                for octet in bytes[hostStart..<hostEnd] { result.append(lower(octet)) }
-                if let portStart, portStart < bytes.count {
-                    let digits = UnsafeBufferPointer(rebasing: bytes[portStart...])
-                    guard digits.count <= 5, digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
-                    else {
-                        throw OAuth1Error(
-                            .malformedRequest,
-                            "the port '\(String(decoding: digits, as: UTF8.self))' is not a number"
-                        )
-                    }
-                    let number = digits.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
-                    let isDefault = (isHTTP && number == 80) || (isHTTPS && number == 443)
-                    if !isDefault {
-                        result.append(UInt8(ascii: ":"))
-                        result.append(contentsOf: String(number).utf8)
                     }
                 }
-                let pathStart = result.count
-                for octet in path.utf8 {
-                    if octet == UInt8(ascii: "?") || octet == UInt8(ascii: "#") { break }
-                    result.append(octet)
+            }
+        }
+
+        /// The host in lowercase and the port unless it is the scheme's default; user
+        /// information dropped.
+        private static func writeAuthority(
+            _ bytes: UnsafeBufferPointer<UInt8>,
+            isHTTP: Bool,
+            isHTTPS: Bool,
+            to out: inout ByteWriter
+        ) throws {
+            var hostStart = 0
+            if let at = bytes.lastIndex(of: UInt8(ascii: "@")) { hostStart = at + 1 }
+            var hostEnd = bytes.count
+            var portStart: Int? = nil
+            if hostStart < bytes.count, bytes[hostStart] == UInt8(ascii: "[") {
+                // IP-literal (RFC 3986 §3.2.2): "[v6]" or "[v6]:port".
+                guard let close = bytes[hostStart...].firstIndex(of: UInt8(ascii: "]")) else {
+                    throw OAuth1Error(.malformedRequest, "unterminated IPv6 literal in the authority")
                 }
-                if result.count == pathStart { result.append(UInt8(ascii: "/")) }
-                return result
+                hostEnd = close + 1
+                if hostEnd < bytes.count {
+                    guard bytes[hostEnd] == UInt8(ascii: ":") else {
+                        throw OAuth1Error(.malformedRequest, "unexpected characters after the IPv6 literal")
+                    }
+                    portStart = hostEnd + 1
+                }
+            } else if let colon = bytes[hostStart...].lastIndex(of: UInt8(ascii: ":")) {
+                hostEnd = colon
+                portStart = colon + 1
+            }
+            guard hostEnd > hostStart else {
+                throw OAuth1Error(.malformedRequest, "the request has no host")
+            }
+            for index in hostStart..<hostEnd {
+                let octet = bytes[index]
+                out.write(octet >= UInt8(ascii: "A") && octet <= UInt8(ascii: "Z") ? octet + 32 : octet)
+            }
+            if let portStart, portStart < bytes.count {
+                let digits = UnsafeBufferPointer(rebasing: bytes[portStart...])
+                guard digits.count <= 5, digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
+                else {
+                    throw OAuth1Error(
+                        .malformedRequest,
+                        "the port '\(String(decoding: digits, as: UTF8.self))' is not a number"
+                    )
+                }
+                let number = digits.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
+                let isDefault = (isHTTP && number == 80) || (isHTTPS && number == 443)
+                if !isDefault {
+                    // The number in decimal, without leading zeros.
+                    out.write(UInt8(ascii: ":"))
+                    var divisor = 1
+                    while divisor * 10 <= number { divisor *= 10 }
+                    while divisor > 0 {
+                        out.write(UInt8(ascii: "0") + UInt8((number / divisor) % 10))
+                        divisor /= 10
+                    }
+                }
             }
         }
 
@@ -187,6 +233,9 @@ struct EncodedPairs {
     private(set) var storage: [UInt8]
     private(set) var used = 0
     private(set) var pairs: [Pair] = []
+    /// Pairs stored from this offset on are protocol parameters appended in name order with distinct
+    /// names (``markProtocolParameters()``): the sort need not compare them with each other.
+    private var protocolStart = Int.max
 
     /// - Parameter capacity: the decoded bytes that will be added, at most; the buffer grows if
     ///   more come.
@@ -200,6 +249,7 @@ struct EncodedPairs {
 
     func name(at index: Int) -> ArraySlice<UInt8> { storage[pairs[index].nameStart..<pairs[index].nameEnd] }
 
+    @inline(__always)
     private mutating func ensureRoom(_ decoded: Int) {
         let extra = decoded * (form == .once ? 3 : 5)
         if used + extra > storage.count {
@@ -233,13 +283,36 @@ struct EncodedPairs {
         pairs.append(Pair(nameStart: nameStart, nameEnd: nameEnd, valueEnd: used))
     }
 
-    /// Appends a decoded pair whose name is known to be all unreserved (`oauth_…`).
-    mutating func append(name: StaticString, value: String) {
+    /// Marks the pairs appended from now on as protocol parameters in name order, names distinct.
+    mutating func markProtocolParameters() {
+        protocolStart = used
+    }
+
+    /// Appends a pair whose name is known to be all unreserved (`oauth_…`), copied as it is; so
+    /// is the value when `verbatim` says it is unreserved too.
+    mutating func append(name: StaticString, value: String, verbatim: Bool) {
         let nameStart = used
-        appendEncoded(UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+        appendVerbatim(UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
         let nameEnd = used
-        appendEncoded(value)
+        if verbatim {
+            let done: Void? = value.utf8.withContiguousStorageIfAvailable { appendVerbatim($0) }
+            if done == nil { appendEncoded(value) }
+        } else {
+            appendEncoded(value)
+        }
         pairs.append(Pair(nameStart: nameStart, nameEnd: nameEnd, valueEnd: used))
+    }
+
+    /// Appends octets known to be unreserved, which both encodings leave as they are.
+    private mutating func appendVerbatim(_ octets: UnsafeBufferPointer<UInt8>) {
+        ensureRoom(octets.count)
+        let start = used
+        storage.withUnsafeMutableBufferPointer { buffer in
+            if let source = octets.baseAddress {
+                (buffer.baseAddress! + start).update(from: source, count: octets.count)
+            }
+        }
+        used += octets.count
     }
 
     /// Appends every pair of a raw `application/x-www-form-urlencoded` string (§3.4.1.3.1):
@@ -263,27 +336,36 @@ struct EncodedPairs {
         let start = used
         let twice = form == .twice
         used += try storage.withUnsafeMutableBufferPointer { buffer in
-            let base = buffer.baseAddress! + start
-            var out = base
-            var index = 0
-            while index < raw.count {
-                var octet = raw[index]
-                if octet == UInt8(ascii: "%") {
-                    guard index + 2 < raw.count,
-                        let high = Hex.value(raw[index + 1]),
-                        let low = Hex.value(raw[index + 2])
-                    else {
-                        throw OAuth1Error(.malformedEncoding, "a '%' is not followed by two hexadecimal digits")
-                    }
-                    octet = high << 4 | low
-                    index += 3
-                } else {
-                    if octet == UInt8(ascii: "+") { octet = UInt8(ascii: " ") }
+            try PercentOctets.withTable { table in
+                let base = buffer.baseAddress! + start
+                var out = base
+                var index = 0
+                let count = raw.count
+                while index < count {
+                    var octet = raw[index]
                     index += 1
+                    if table[Int(octet)] != 0 {
+                        // Unreserved: the same after decoding and after encoding.
+                        out.pointee = octet
+                        out += 1
+                        continue
+                    }
+                    if octet == UInt8(ascii: "%") {
+                        guard index + 1 < count,
+                            let high = Hex.value(raw[index]),
+                            let low = Hex.value(raw[index + 1])
+                        else {
+                            throw OAuth1Error(.malformedEncoding, "a '%' is not followed by two hexadecimal digits")
+                        }
+                        octet = high << 4 | low
+                        index += 2
+                    } else if octet == UInt8(ascii: "+") {
+                        octet = UInt8(ascii: " ")
+                    }
+                    out = twice ? PercentOctets.encodeTwice(octet, to: out) : PercentOctets.encode(octet, to: out)
                 }
-                out = twice ? PercentOctets.encodeTwice(octet, to: out) : PercentOctets.encode(octet, to: out)
+                return out - base
             }
-            return out - base
         }
     }
 
@@ -293,6 +375,7 @@ struct EncodedPairs {
         storage.withUnsafeBufferPointer { storage in
             let base = storage.baseAddress!
             /// Byte order, a shorter prefix first.
+            @inline(__always)
             func less(_ a: Int, _ aEnd: Int, _ b: Int, _ bEnd: Int) -> Int {
                 let aCount = aEnd - a
                 let bCount = bEnd - b
@@ -306,7 +389,11 @@ struct EncodedPairs {
                 }
                 return aCount == bCount ? 0 : (aCount < bCount ? -1 : 1)
             }
+            let protocolStart = protocolStart
+            @inline(__always)
             func inOrder(_ p: Pair, _ q: Pair) -> Bool {
+                // Two protocol parameters are in order already (`p` was appended first).
+                if p.nameStart >= protocolStart && q.nameStart >= protocolStart { return true }
                 let byName = less(p.nameStart, p.nameEnd, q.nameStart, q.nameEnd)
                 if byName != 0 { return byName < 0 }
                 return less(p.nameEnd, p.valueEnd, q.nameEnd, q.valueEnd) <= 0
@@ -344,24 +431,40 @@ struct EncodedPairs {
     /// 1. the method in uppercase; 2. `&`; 3. the encoded base string URI; 4. `&`;
     /// 5. the encoded normalized parameters: the pairs as they are, `=` as `%3D`, `&` as `%26`.
     func baseString(method: String, baseStringURI: UnsafeBufferPointer<UInt8>) -> [UInt8] {
+        withBaseString(method: method, baseStringURI: baseStringURI) { Array($0) }
+    }
+
+    /// Calls `body` with the base string, written into a temporary buffer (no array).
+    @inline(__always)
+    func withBaseString<Result>(
+        method: String,
+        baseStringURI: UnsafeBufferPointer<UInt8>,
+        _ body: (UnsafeBufferPointer<UInt8>) throws -> Result
+    ) rethrows -> Result {
         precondition(form == .twice)
         let capacity = method.utf8.count + 2 + baseStringURI.count * 3 + used + pairs.count * 6
-        return storage.withUnsafeBufferPointer { storage in
-            [UInt8](writingAtMost: capacity) { out in
-                for octet in method.utf8 {
-                    out.write(octet >= UInt8(ascii: "a") && octet <= UInt8(ascii: "z") ? octet - 32 : octet)
-                }
-                out.write(UInt8(ascii: "&"))
-                out.writeEncoded(baseStringURI)
-                out.write(UInt8(ascii: "&"))
-                var first = true
-                for pair in pairs {
-                    if !first { out.write("%26") }
-                    first = false
-                    out.write(UnsafeBufferPointer(rebasing: storage[pair.nameStart..<pair.nameEnd]))
-                    out.write("%3D")
-                    out.write(UnsafeBufferPointer(rebasing: storage[pair.nameEnd..<pair.valueEnd]))
-                }
+        return try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
+            var out = ByteWriter(buffer)
+            writeBaseString(method: method, baseStringURI: baseStringURI, to: &out)
+            return try body(UnsafeBufferPointer(start: out.base, count: out.count))
+        }
+    }
+
+    private func writeBaseString(method: String, baseStringURI: UnsafeBufferPointer<UInt8>, to out: inout ByteWriter) {
+        storage.withUnsafeBufferPointer { storage in
+            for octet in method.utf8 {
+                out.write(octet >= UInt8(ascii: "a") && octet <= UInt8(ascii: "z") ? octet - 32 : octet)
+            }
+            out.write(UInt8(ascii: "&"))
+            out.writeEncoded(baseStringURI)
+            out.write(UInt8(ascii: "&"))
+            var first = true
+            for pair in pairs {
+                if !first { out.write("%26") }
+                first = false
+                out.write(UnsafeBufferPointer(rebasing: storage[pair.nameStart..<pair.nameEnd]))
+                out.write("%3D")
+                out.write(UnsafeBufferPointer(rebasing: storage[pair.nameEnd..<pair.valueEnd]))
             }
         }
     }

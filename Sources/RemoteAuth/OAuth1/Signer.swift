@@ -66,9 +66,12 @@ extension OAuth1 {
         public let token: TokenCredentials?
         public let signatureMethod: SignatureMethod
         let privateKey: RSAPrivateKey?
-        let hmacSHA1: HMAC<Insecure.SHA1>?
-        let hmacSHA256: HMAC<SHA256>?
+        let hmacSHA1: KeyedHMAC<Insecure.SHA1>?
+        let hmacSHA256: KeyedHMAC<SHA256>?
         let plaintextSignature: String
+        /// Whether the consumer key, the token and the method name are all unreserved (§3.6),
+        /// as they nearly always are: then they are copied as they are, never re-encoded.
+        let verbatim: (consumerKey: Bool, token: Bool, signatureMethod: Bool)
 
         /// - Throws: ``OAuth1Error/Code-swift.struct/unsupportedSignatureMethod`` for a method this
         ///   library does not implement; ``OAuth1Error/Code-swift.struct/missingKey`` for RSA-SHA1
@@ -85,13 +88,18 @@ extension OAuth1 {
             self.privateKey = privateKey
             let key = Self.signingKey(clientSecret: client.secret, tokenSecret: token?.secret)
             plaintextSignature = String(decoding: key, as: UTF8.self)
+            verbatim = (
+                client.key.utf8.allSatisfy(PercentOctets.isUnreserved),
+                token?.token.utf8.allSatisfy(PercentOctets.isUnreserved) ?? true,
+                signatureMethod.rawValue.utf8.allSatisfy(PercentOctets.isUnreserved)
+            )
             switch signatureMethod {
             case .hmacSHA1:
-                hmacSHA1 = HMAC<Insecure.SHA1>(key: SymmetricKey(data: key))
+                hmacSHA1 = KeyedHMAC(key: key)
                 hmacSHA256 = nil
             case .hmacSHA256:
                 hmacSHA1 = nil
-                hmacSHA256 = HMAC<SHA256>(key: SymmetricKey(data: key))
+                hmacSHA256 = KeyedHMAC(key: key)
             case .rsaSHA1:
                 guard privateKey != nil else {
                     throw OAuth1Error(.missingKey, "RSA-SHA1 needs the client's RSA private key")
@@ -222,7 +230,14 @@ extension OAuth1 {
             nonce: String?,
             timestamp: String?
         ) throws -> String {
-            let computed = try compute(request, body: body, options: options, nonce: nonce, timestamp: timestamp)
+            let computed = try compute(
+                request,
+                body: body,
+                options: options,
+                nonce: nonce,
+                timestamp: timestamp,
+                keepingBaseString: false
+            )
             return Self.authorizationHeader(computed.values, realm: options.realm)
         }
 
@@ -239,28 +254,31 @@ extension OAuth1 {
             var token: String?
             var verifier: String?
             var includeVersion: Bool
+            /// From ``Signer/verbatim``.
+            var verbatim: (consumerKey: Bool, token: Bool, signatureMethod: Bool)
 
             /// Calls `body` with each parameter sent, in name order (§3.4.1.3.2 sorts names in
-            /// byte order, and these names sort as listed); `oauth_signature` only when
-            /// `withSignature` is set.
+            /// byte order, and these names sort as listed), and whether the value is known to be
+            /// unreserved (written as it is); `oauth_signature` only when `withSignature` is set.
+            /// Every name is unreserved.
             @inline(__always)
-            func forEach(withSignature: Bool, _ body: (StaticString, String) throws -> Void) rethrows {
-                if let callback { try body("oauth_callback", callback) }
-                try body("oauth_consumer_key", consumerKey)
-                if let nonce { try body("oauth_nonce", nonce) }
-                if withSignature { try body("oauth_signature", signature) }
-                try body("oauth_signature_method", signatureMethod)
-                if let timestamp { try body("oauth_timestamp", timestamp) }
-                if let token { try body("oauth_token", token) }
-                if let verifier { try body("oauth_verifier", verifier) }
-                if includeVersion { try body("oauth_version", "1.0") }
+            func forEach(withSignature: Bool, _ body: (StaticString, String, Bool) throws -> Void) rethrows {
+                if let callback { try body("oauth_callback", callback, false) }
+                try body("oauth_consumer_key", consumerKey, verbatim.consumerKey)
+                if let nonce { try body("oauth_nonce", nonce, false) }
+                if withSignature { try body("oauth_signature", signature, false) }
+                try body("oauth_signature_method", signatureMethod, verbatim.signatureMethod)
+                if let timestamp { try body("oauth_timestamp", timestamp, false) }
+                if let token { try body("oauth_token", token, verbatim.token) }
+                if let verifier { try body("oauth_verifier", verifier, false) }
+                if includeVersion { try body("oauth_version", "1.0", true) }
             }
 
             /// Every parameter sent, `oauth_signature` included, in name order.
             var parameters: [Parameter] {
                 var parameters: [Parameter] = []
                 parameters.reserveCapacity(9)
-                forEach(withSignature: true) { parameters.append(Parameter("\($0)", $1)) }
+                forEach(withSignature: true) { name, value, _ in parameters.append(Parameter("\(name)", value)) }
                 return parameters
             }
 
@@ -268,23 +286,31 @@ extension OAuth1 {
             /// protocol parameter names are unreserved, so both read the same) collides with a
             /// protocol parameter sent, `oauth_signature` included.
             func isSent(encodedName: ArraySlice<UInt8>) -> Bool {
-                guard encodedName.starts(with: "oauth_".utf8) else { return false }
-                var found = false
-                forEach(withSignature: true) { name, _ in
-                    if !found {
-                        found = encodedName.elementsEqual(
-                            UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
+                encodedName.withUnsafeBufferPointer { encodedName in
+                    let prefix: StaticString = "oauth_"
+                    guard encodedName.count > prefix.utf8CodeUnitCount,
+                        encodedName.prefix(prefix.utf8CodeUnitCount).elementsEqual(
+                            UnsafeBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount)
                         )
+                    else { return false }
+                    var found = false
+                    forEach(withSignature: true) { name, _, _ in
+                        if !found {
+                            found = encodedName.elementsEqual(
+                                UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
+                            )
+                        }
                     }
+                    return found
                 }
-                return found
             }
 
             /// The UTF-8 bytes of every name and value, at most.
             var byteCount: Int {
-                var total = 0
-                forEach(withSignature: true) { name, value in total += name.utf8CodeUnitCount + value.utf8.count }
-                return total
+                // The nine names take 140 bytes at most.
+                140 + (callback?.utf8.count ?? 0) + consumerKey.utf8.count + (nonce?.utf8.count ?? 0)
+                    + signature.utf8.count + signatureMethod.utf8.count + (timestamp?.utf8.count ?? 0)
+                    + (token?.utf8.count ?? 0) + (verifier?.utf8.count ?? 0) + 3
             }
         }
 
@@ -305,17 +331,42 @@ extension OAuth1 {
             body: [UInt8]?,
             options: SigningOptions,
             nonce: String?,
-            timestamp: String?
+            timestamp: String?,
+            keepingBaseString: Bool = true
         ) throws -> Computed {
             guard let scheme = request.scheme, let authority = request.authority else {
                 throw OAuth1Error(.malformedRequest, "the request has no scheme or authority")
             }
-            var path = request.path ?? "/"
-            let baseStringURI = try SignatureBaseString.baseStringURIBytes(
-                scheme: scheme,
-                authority: authority,
-                path: path
-            )
+            let path = request.path ?? "/"
+            return try SignatureBaseString.withBaseStringURI(scheme: scheme, authority: authority, path: path) {
+                try compute(
+                    request,
+                    baseStringURI: $0,
+                    path: path,
+                    body: body,
+                    options: options,
+                    nonce: nonce,
+                    timestamp: timestamp,
+                    keepingBaseString: keepingBaseString
+                )
+            }
+        }
+
+        /// ``compute(_:body:options:nonce:timestamp:keepingBaseString:)`` once the base string
+        /// URI is known. Without `keepingBaseString` the base string is signed from a
+        /// temporary buffer and not returned.
+        @inline(__always)
+        private func compute(
+            _ request: HTTPRequest,
+            baseStringURI: UnsafeBufferPointer<UInt8>,
+            path: String,
+            body: [UInt8]?,
+            options: SigningOptions,
+            nonce: String?,
+            timestamp: String?,
+            keepingBaseString: Bool
+        ) throws -> Computed {
+            var path = path
 
             // Protocol parameters (§3.1); `oauth_signature` is filled in last.
             var values = ProtocolValues(
@@ -327,7 +378,8 @@ extension OAuth1 {
                 timestamp: timestamp,
                 token: token?.token,
                 verifier: options.verifier,
-                includeVersion: options.includeVersion
+                includeVersion: options.includeVersion,
+                verbatim: verbatim
             )
 
             // Request parameters (§3.4.1.3.1): the query, then a form body.
@@ -355,7 +407,10 @@ extension OAuth1 {
                 let name = String(decoding: pairs.name(at: index), as: UTF8.self)
                 throw OAuth1Error(.duplicateParameter, "the request already carries '\(name)'", parameter: name)
             }
-            values.forEach(withSignature: false) { name, value in pairs.append(name: name, value: value) }
+            pairs.markProtocolParameters()
+            values.forEach(withSignature: false) { name, value, verbatim in
+                pairs.append(name: name, value: value, verbatim: verbatim)
+            }
 
             // Signature (§3.4).
             var baseString: [UInt8]? = nil
@@ -364,9 +419,16 @@ extension OAuth1 {
                 values.signature = plaintextSignature
             default:
                 pairs.sort()
-                let bytes = pairs.baseString(method: request.method.rawValue, baseStringURI: baseStringURI)
-                baseString = bytes
-                values.signature = try sign(baseString: bytes)
+                if keepingBaseString {
+                    let bytes = pairs.baseString(method: request.method.rawValue, baseStringURI: baseStringURI)
+                    baseString = bytes
+                    values.signature = try sign(baseString: bytes)
+                } else {
+                    values.signature = try pairs.withBaseString(
+                        method: request.method.rawValue,
+                        baseStringURI: baseStringURI
+                    ) { try sign(baseStringBuffer: $0) }
+                }
             }
             return Computed(values: values, baseString: baseString, isForm: isForm)
         }
@@ -374,17 +436,18 @@ extension OAuth1 {
         /// Signs a base string with this signer's method and key, returning `oauth_signature`
         /// before its final encoding: Base64 of the HMAC (§3.4.2) or RSA (§3.4.3) signature.
         public func sign(baseString: [UInt8]) throws -> String {
+            try baseString.withUnsafeBufferPointer { try sign(baseStringBuffer: $0) }
+        }
+
+        func sign(baseStringBuffer baseString: UnsafeBufferPointer<UInt8>) throws -> String {
+            let baseString = UnsafeRawBufferPointer(baseString)
             switch signatureMethod {
             case .hmacSHA1:
-                var hmac = hmacSHA1!
-                hmac.update(data: baseString)
-                return hmac.finalize().withUnsafeBytes { RemoteAuthBase64.encode($0) }
+                return hmacSHA1!.withAuthenticationCode(for: baseString) { RemoteAuthBase64.encode($0) }
             case .hmacSHA256:
-                var hmac = hmacSHA256!
-                hmac.update(data: baseString)
-                return hmac.finalize().withUnsafeBytes { RemoteAuthBase64.encode($0) }
+                return hmacSHA256!.withAuthenticationCode(for: baseString) { RemoteAuthBase64.encode($0) }
             case .rsaSHA1:
-                return RemoteAuthBase64.encode(try privateKey!.sign(baseString))
+                return RemoteAuthBase64.encode(try privateKey!.sign(Array(baseString)))
             default:
                 return plaintextSignature
             }
@@ -417,12 +480,12 @@ extension OAuth1 {
             let capacity = 6 + (realm.map { $0.utf8.count * 2 + 10 } ?? 0) + values.byteCount * 3 + 9 * 5
             return String(writingAtMost: capacity) { out in
                 var first = writeScheme(realm: realm, to: &out)
-                values.forEach(withSignature: true) { name, value in
+                values.forEach(withSignature: true) { name, value, verbatim in
                     if !first { out.write(", ") }
                     first = false
                     out.write(name)  // unreserved
                     out.write("=\"")
-                    out.writeEncoded(value)
+                    if verbatim { out.write(contentsOf: value) } else { out.writeEncoded(value) }
                     out.write(UInt8(ascii: "\""))
                 }
             }

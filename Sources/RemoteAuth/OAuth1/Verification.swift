@@ -230,18 +230,14 @@ extension OAuth1 {
             let baseString = Array(signatureBaseString.utf8)
             switch signatureMethod {
             case .hmacSHA1, .hmacSHA256:
-                let key = SymmetricKey(data: Signer.signingKey(clientSecret: clientSecret, tokenSecret: tokenSecret))
+                let key = Signer.signingKey(clientSecret: clientSecret, tokenSecret: tokenSecret)
                 guard let received = RemoteAuthBase64.decode(signature) else {
                     throw OAuth1Error(.invalidSignature, "oauth_signature is not Base64", parameter: "oauth_signature")
                 }
                 if signatureMethod == .hmacSHA1 {
-                    valid = HMAC<Insecure.SHA1>.isValidAuthenticationCode(
-                        received,
-                        authenticating: baseString,
-                        using: key
-                    )
+                    valid = KeyedHMAC<Insecure.SHA1>(key: key).isValidAuthenticationCode(received, for: baseString)
                 } else {
-                    valid = HMAC<SHA256>.isValidAuthenticationCode(received, authenticating: baseString, using: key)
+                    valid = KeyedHMAC<SHA256>(key: key).isValidAuthenticationCode(received, for: baseString)
                 }
             case .plaintext:
                 let expected = Signer.signingKey(clientSecret: clientSecret, tokenSecret: tokenSecret)
