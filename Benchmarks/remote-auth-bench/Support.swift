@@ -71,3 +71,21 @@ func format2(_ value: Double) -> String {
     let sign = value < 0 && hundredths > 0 ? "-" : ""
     return "\(sign)\(hundredths / 100).\(hundredths % 100 < 10 ? "0" : "")\(hundredths % 100)"
 }
+
+/// Runs `body` on the global executor and blocks the calling thread until it is done (the
+/// error, if any, ends the process). main.swift stays synchronous this way: a top-level `await`
+/// would make the whole program start in `dispatch_main`, which valgrind 3.19 cannot follow, and
+/// the instruction-count mode must run under valgrind.
+func runAsynchronously(_ body: @escaping @Sendable () async throws -> Void) {
+    let done = DispatchSemaphore(value: 0)
+    Task.detached {
+        do {
+            try await body()
+        } catch {
+            print("error: \(error)")
+            exit(1)
+        }
+        done.signal()
+    }
+    done.wait()
+}

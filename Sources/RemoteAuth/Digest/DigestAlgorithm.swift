@@ -97,24 +97,41 @@ public struct DigestAlgorithm: RawRepresentable, Hashable, Sendable, Codable, Cu
     /// `H(data)` as lowercase hex. [RFC 7616 §3.4.1](https://www.rfc-editor.org/rfc/rfc7616#section-3.4.1)
     /// Only called on supported algorithms (checked when a challenge is decoded).
     func hexDigest(_ data: [UInt8]) -> String {
+        data.withUnsafeBytes { hexDigest(bufferPointer: $0) }
+    }
+
+    /// `H(data)` as lowercase hex, hashed from the buffer in one update.
+    func hexDigest(bufferPointer data: UnsafeRawBufferPointer) -> String {
         switch function {
-        case .md5: return Insecure.MD5.hash(data: data).withUnsafeBytes { Hex.encode($0) }
-        case .sha256: return SHA256.hash(data: data).withUnsafeBytes { Hex.encode($0) }
-        case .sha512_256: return SHA512256.hash(data: data).withUnsafeBytes { Hex.encode($0) }
+        case .md5:
+            var hasher = Insecure.MD5()
+            hasher.update(bufferPointer: data)
+            return hasher.finalize().withUnsafeBytes { Hex.encode($0) }
+        case .sha256:
+            var hasher = SHA256()
+            hasher.update(bufferPointer: data)
+            return hasher.finalize().withUnsafeBytes { Hex.encode($0) }
+        case .sha512_256:
+            var hasher = SHA512256()
+            hasher.update(bufferPointer: data)
+            return hasher.finalize().withUnsafeBytes { Hex.encode($0) }
         case nil: preconditionFailure("unsupported Digest algorithm reached hashing")
         }
     }
 
-    /// `H(p1 ":" p2 ":" …)`, as lowercase hex, assembled in one buffer.
+    /// `H(p1 ":" p2 ":" …)`, as lowercase hex, assembled in one buffer on the stack (no array
+    /// per hash): the form of every Digest hash input (RFC 7616 §3.4.1–§3.4.4).
     func hexDigest(joining parts: String...) -> String {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(parts.reduce(parts.count) { $0 + $1.utf8.count })
-        for (index, part) in parts.enumerated() {
-            if index > 0 { bytes.append(UInt8(ascii: ":")) }
-            var part = part
-            part.withUTF8 { bytes.append(contentsOf: $0) }
+        var byteCount = parts.count
+        for part in parts { byteCount += part.utf8.count }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: byteCount) { buffer in
+            var writer = ByteWriter(buffer)
+            for (index, part) in parts.enumerated() {
+                if index > 0 { writer.write(UInt8(ascii: ":")) }
+                writer.write(contentsOf: part)
+            }
+            return hexDigest(bufferPointer: UnsafeRawBufferPointer(start: buffer.baseAddress, count: writer.count))
         }
-        return hexDigest(bytes)
     }
 }
 

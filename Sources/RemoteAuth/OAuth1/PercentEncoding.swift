@@ -10,39 +10,13 @@ extension OAuth1 {
     public enum PercentEncoding {
         /// Encodes `text` per RFC 5849 §3.6.
         public static func encode(_ text: some StringProtocol) -> String {
-            var bytes: [UInt8] = []
-            bytes.reserveCapacity(text.utf8.count * 3)
-            append(encoding: text.utf8, to: &bytes)
-            return String(decoding: bytes, as: UTF8.self)
+            let text = String(text)
+            return String(writingAtMost: text.utf8.count * 3) { $0.writeEncoded(text) }
         }
 
         /// Appends the RFC 5849 §3.6 encoding of `octets` to `output`, in one pass.
-        @inlinable
         public static func append(encoding octets: some Sequence<UInt8>, to output: inout [UInt8]) {
-            let done: Void? = octets.withContiguousStorageIfAvailable { append(encoding: $0, to: &output) }
-            if done == nil {
-                for octet in octets { appendOne(octet, to: &output) }
-            }
-        }
-
-        /// The contiguous fast path: one capacity check, then plain stores.
-        @inlinable
-        static func append(encoding octets: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
-            output.reserveCapacity(output.count + octets.count * 3)
-            for octet in octets { appendOne(octet, to: &output) }
-        }
-
-        @inlinable @inline(__always)
-        static func appendOne(_ octet: UInt8, to output: inout [UInt8]) {
-            if isUnreserved(octet) {
-                output.append(octet)
-            } else {
-                let high = octet >> 4
-                let low = octet & 0x0F
-                output.append(UInt8(ascii: "%"))
-                output.append(high < 10 ? high + 48 : high + 55)
-                output.append(low < 10 ? low + 48 : low + 55)
-            }
+            output.appendPercentEncoded(octets)
         }
 
         /// `true` for the RFC 3986 §2.3 unreserved set, which §3.6 leaves as it is.

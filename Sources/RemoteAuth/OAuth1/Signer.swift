@@ -66,9 +66,12 @@ extension OAuth1 {
         public let token: TokenCredentials?
         public let signatureMethod: SignatureMethod
         let privateKey: RSAPrivateKey?
-        let hmacSHA1: HMAC<Insecure.SHA1>?
-        let hmacSHA256: HMAC<SHA256>?
+        let hmacSHA1: KeyedHMAC<Insecure.SHA1>?
+        let hmacSHA256: KeyedHMAC<SHA256>?
         let plaintextSignature: String
+        /// Whether the consumer key, the token and the method name are all unreserved (§3.6),
+        /// as they nearly always are: then they are copied as they are, never re-encoded.
+        let verbatim: (consumerKey: Bool, token: Bool, signatureMethod: Bool)
 
         /// - Throws: ``OAuth1Error/Code-swift.struct/unsupportedSignatureMethod`` for a method this
         ///   library does not implement; ``OAuth1Error/Code-swift.struct/missingKey`` for RSA-SHA1
@@ -85,13 +88,18 @@ extension OAuth1 {
             self.privateKey = privateKey
             let key = Self.signingKey(clientSecret: client.secret, tokenSecret: token?.secret)
             plaintextSignature = String(decoding: key, as: UTF8.self)
+            verbatim = (
+                client.key.utf8.allSatisfy(PercentOctets.isUnreserved),
+                token?.token.utf8.allSatisfy(PercentOctets.isUnreserved) ?? true,
+                signatureMethod.rawValue.utf8.allSatisfy(PercentOctets.isUnreserved)
+            )
             switch signatureMethod {
             case .hmacSHA1:
-                hmacSHA1 = HMAC<Insecure.SHA1>(key: SymmetricKey(data: key))
+                hmacSHA1 = KeyedHMAC(key: key)
                 hmacSHA256 = nil
             case .hmacSHA256:
                 hmacSHA1 = nil
-                hmacSHA256 = HMAC<SHA256>(key: SymmetricKey(data: key))
+                hmacSHA256 = KeyedHMAC(key: key)
             case .rsaSHA1:
                 guard privateKey != nil else {
                     throw OAuth1Error(.missingKey, "RSA-SHA1 needs the client's RSA private key")
@@ -150,22 +158,21 @@ extension OAuth1 {
             timestamp: String?
         ) throws -> SignedRequest {
             let computed = try compute(request, body: body, options: options, nonce: nonce, timestamp: timestamp)
-            let protocolParameters = computed.protocolParameters
-            let pathBytes = computed.pathBytes
-            let query = computed.query
+            let protocolParameters = computed.values.parameters
             let isForm = computed.isForm
-            let signature = computed.signature
+            let signature = computed.values.signature
             let baseString = computed.baseString
-            let authorization = Self.authorizationHeader(protocolParameters, realm: options.realm)
+            let authorization = Self.authorizationHeader(computed.values, realm: options.realm)
             var signedRequest = request
             var signedBody = body
             switch options.placement {
             case .header:
                 signedRequest.headerFields.append(HTTPField(name: .authorization, value: authorization))
             case .query:
-                var extended = pathBytes
-                var separator = query == nil ? UInt8(ascii: "?") : UInt8(ascii: "&")
-                if let query, query.isEmpty { separator = 0 }
+                var extended = Array((request.path ?? "/").utf8)
+                let mark = extended.firstIndex(of: UInt8(ascii: "?"))
+                var separator = mark == nil ? UInt8(ascii: "?") : UInt8(ascii: "&")
+                if let mark, mark == extended.count - 1 { separator = 0 }
                 for parameter in protocolParameters {
                     if separator != 0 { extended.append(separator) }
                     separator = UInt8(ascii: "&")
@@ -223,62 +230,169 @@ extension OAuth1 {
             nonce: String?,
             timestamp: String?
         ) throws -> String {
-            let computed = try compute(request, body: body, options: options, nonce: nonce, timestamp: timestamp)
-            return Self.authorizationHeader(computed.protocolParameters, realm: options.realm)
+            let computed = try compute(
+                request,
+                body: body,
+                options: options,
+                nonce: nonce,
+                timestamp: timestamp,
+                keepingBaseString: false
+            )
+            return Self.authorizationHeader(computed.values, realm: options.realm)
+        }
+
+        /// The protocol parameters of one request (§3.1), held as they are rather than as an
+        /// array, and walked in name order when the base string and the header are written.
+        struct ProtocolValues {
+            var callback: String?
+            var consumerKey: String
+            var nonce: String?
+            /// `oauth_signature`, empty until the base string is signed.
+            var signature: String
+            var signatureMethod: String
+            var timestamp: String?
+            var token: String?
+            var verifier: String?
+            var includeVersion: Bool
+            /// From ``Signer/verbatim``.
+            var verbatim: (consumerKey: Bool, token: Bool, signatureMethod: Bool)
+
+            /// Calls `body` with each parameter sent, in name order (§3.4.1.3.2 sorts names in
+            /// byte order, and these names sort as listed), and whether the value is known to be
+            /// unreserved (written as it is); `oauth_signature` only when `withSignature` is set.
+            /// Every name is unreserved.
+            @inline(__always)
+            func forEach(withSignature: Bool, _ body: (StaticString, String, Bool) throws -> Void) rethrows {
+                if let callback { try body("oauth_callback", callback, false) }
+                try body("oauth_consumer_key", consumerKey, verbatim.consumerKey)
+                if let nonce { try body("oauth_nonce", nonce, false) }
+                if withSignature { try body("oauth_signature", signature, false) }
+                try body("oauth_signature_method", signatureMethod, verbatim.signatureMethod)
+                if let timestamp { try body("oauth_timestamp", timestamp, false) }
+                if let token { try body("oauth_token", token, verbatim.token) }
+                if let verifier { try body("oauth_verifier", verifier, false) }
+                if includeVersion { try body("oauth_version", "1.0", true) }
+            }
+
+            /// Every parameter sent, `oauth_signature` included, in name order.
+            var parameters: [Parameter] {
+                var parameters: [Parameter] = []
+                parameters.reserveCapacity(9)
+                forEach(withSignature: true) { name, value, _ in parameters.append(Parameter("\(name)", value)) }
+                return parameters
+            }
+
+            /// Whether a request parameter named `encodedName` (encoded once or twice: the
+            /// protocol parameter names are unreserved, so both read the same) collides with a
+            /// protocol parameter sent, `oauth_signature` included.
+            func isSent(encodedName: ArraySlice<UInt8>) -> Bool {
+                encodedName.withUnsafeBufferPointer { encodedName in
+                    let prefix: StaticString = "oauth_"
+                    guard encodedName.count > prefix.utf8CodeUnitCount,
+                        encodedName.prefix(prefix.utf8CodeUnitCount).elementsEqual(
+                            UnsafeBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount)
+                        )
+                    else { return false }
+                    var found = false
+                    forEach(withSignature: true) { name, _, _ in
+                        if !found {
+                            found = encodedName.elementsEqual(
+                                UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
+                            )
+                        }
+                    }
+                    return found
+                }
+            }
+
+            /// The UTF-8 bytes of every name and value, at most.
+            var byteCount: Int {
+                // The nine names take 140 bytes at most.
+                140 + (callback?.utf8.count ?? 0) + consumerKey.utf8.count + (nonce?.utf8.count ?? 0)
+                    + signature.utf8.count + signatureMethod.utf8.count + (timestamp?.utf8.count ?? 0)
+                    + (token?.utf8.count ?? 0) + (verifier?.utf8.count ?? 0) + 3
+            }
         }
 
         struct Computed {
-            var protocolParameters: [Parameter]
-            var signature: String
+            var values: ProtocolValues
             var baseString: [UInt8]?
-            var pathBytes: [UInt8]
-            var query: ArraySlice<UInt8>?
             var isForm: Bool
         }
 
         /// Collects the parameters (§3.4.1.3), builds the base string (§3.4.1) and signs it (§3.4).
+        ///
+        /// The request's parameters are decoded from the query and the form body and encoded
+        /// twice in the same pass (once per §3.6, once more for §3.4.1.1 step 5), into one
+        /// buffer sized up front; they are sorted by index, and the base string is copied out of
+        /// that buffer in its final form.
         func compute(
             _ request: HTTPRequest,
             body: [UInt8]?,
             options: SigningOptions,
             nonce: String?,
-            timestamp: String?
+            timestamp: String?,
+            keepingBaseString: Bool = true
         ) throws -> Computed {
             guard let scheme = request.scheme, let authority = request.authority else {
                 throw OAuth1Error(.malformedRequest, "the request has no scheme or authority")
             }
             let path = request.path ?? "/"
-            let baseStringURI = try SignatureBaseString.baseStringURIBytes(
-                scheme: scheme,
-                authority: authority,
-                path: path
+            return try SignatureBaseString.withBaseStringURI(scheme: scheme, authority: authority, path: path) {
+                try compute(
+                    request,
+                    baseStringURI: $0,
+                    path: path,
+                    body: body,
+                    options: options,
+                    nonce: nonce,
+                    timestamp: timestamp,
+                    keepingBaseString: keepingBaseString
+                )
+            }
+        }
+
+        /// ``compute(_:body:options:nonce:timestamp:keepingBaseString:)`` once the base string
+        /// URI is known. Without `keepingBaseString` the base string is signed from a
+        /// temporary buffer and not returned.
+        @inline(__always)
+        private func compute(
+            _ request: HTTPRequest,
+            baseStringURI: UnsafeBufferPointer<UInt8>,
+            path: String,
+            body: [UInt8]?,
+            options: SigningOptions,
+            nonce: String?,
+            timestamp: String?,
+            keepingBaseString: Bool
+        ) throws -> Computed {
+            var path = path
+
+            // Protocol parameters (§3.1); `oauth_signature` is filled in last.
+            var values = ProtocolValues(
+                callback: options.callback,
+                consumerKey: client.key,
+                nonce: nonce,
+                signature: "",
+                signatureMethod: signatureMethod.rawValue,
+                timestamp: timestamp,
+                token: token?.token,
+                verifier: options.verifier,
+                includeVersion: options.includeVersion,
+                verbatim: verbatim
             )
 
-            // Protocol parameters (§3.1), in name order; `oauth_signature` is filled in last.
-            var protocolParameters: [Parameter] = []
-            protocolParameters.reserveCapacity(9)
-            if let callback = options.callback { protocolParameters.append(Parameter("oauth_callback", callback)) }
-            protocolParameters.append(Parameter("oauth_consumer_key", client.key))
-            if let nonce { protocolParameters.append(Parameter("oauth_nonce", nonce)) }
-            let signatureIndex = protocolParameters.count
-            protocolParameters.append(Parameter("oauth_signature", ""))
-            protocolParameters.append(Parameter("oauth_signature_method", signatureMethod.rawValue))
-            if let timestamp { protocolParameters.append(Parameter("oauth_timestamp", timestamp)) }
-            if let token { protocolParameters.append(Parameter("oauth_token", token.token)) }
-            if let verifier = options.verifier { protocolParameters.append(Parameter("oauth_verifier", verifier)) }
-            if options.includeVersion { protocolParameters.append(Parameter("oauth_version", "1.0")) }
-
             // Request parameters (§3.4.1.3.1): the query, then a form body.
-            var capacity = path.utf8.count + (body?.count ?? 0) + 32
-            for parameter in protocolParameters { capacity += parameter.name.utf8.count + parameter.value.utf8.count }
-            var pairs = EncodedPairs(capacity: capacity)
-            var query: ArraySlice<UInt8>? = nil
-            let pathBytes = Array(path.utf8)
-            if let mark = pathBytes.firstIndex(of: UInt8(ascii: "?")) {
-                query = pathBytes[(mark + 1)...]
-                try pairs.appendForm(query!)
-            }
             let isForm = FormURLEncoding.isFormEncoded(request.headerFields)
+            var pairs = EncodedPairs(
+                capacity: path.utf8.count + (body?.count ?? 0) + values.byteCount,
+                form: .twice
+            )
+            try path.withUTF8 { path in
+                if let mark = path.firstIndex(of: UInt8(ascii: "?")) {
+                    try pairs.appendForm(UnsafeBufferPointer(rebasing: path[(mark + 1)...]))
+                }
+            }
             if options.placement == .body {
                 guard isForm || (body ?? []).isEmpty else {
                     throw OAuth1Error(
@@ -287,59 +401,56 @@ extension OAuth1 {
                     )
                 }
             }
-            if isForm, let body, !body.isEmpty { try pairs.appendForm(body[...]) }
-            for index in 0..<pairs.count where Self.collides(pairs.name(at: index), with: protocolParameters) {
+            if isForm, let body, !body.isEmpty { try body.withUnsafeBufferPointer { try pairs.appendForm($0) } }
+            for index in 0..<pairs.count where values.isSent(encodedName: pairs.name(at: index)) {
+                // The name equals an unreserved `oauth_…` name, so its encoding is the name itself.
                 let name = String(decoding: pairs.name(at: index), as: UTF8.self)
                 throw OAuth1Error(.duplicateParameter, "the request already carries '\(name)'", parameter: name)
             }
-            for (index, parameter) in protocolParameters.enumerated() where index != signatureIndex {
-                pairs.append(name: parameter.name.utf8, value: parameter.value.utf8)
+            pairs.markProtocolParameters()
+            values.forEach(withSignature: false) { name, value, verbatim in
+                pairs.append(name: name, value: value, verbatim: verbatim)
             }
 
             // Signature (§3.4).
             var baseString: [UInt8]? = nil
-            let signature: String
             switch signatureMethod {
             case .plaintext:
-                signature = plaintextSignature
+                values.signature = plaintextSignature
             default:
-                let bytes = pairs.baseString(method: request.method.rawValue, baseStringURI: baseStringURI)
-                baseString = bytes
-                signature = try sign(baseString: bytes)
+                pairs.sort()
+                if keepingBaseString {
+                    let bytes = pairs.baseString(method: request.method.rawValue, baseStringURI: baseStringURI)
+                    baseString = bytes
+                    values.signature = try sign(baseString: bytes)
+                } else {
+                    values.signature = try pairs.withBaseString(
+                        method: request.method.rawValue,
+                        baseStringURI: baseStringURI
+                    ) { try sign(baseStringBuffer: $0) }
+                }
             }
-            protocolParameters[signatureIndex].value = signature
-            return Computed(
-                protocolParameters: protocolParameters,
-                signature: signature,
-                baseString: baseString,
-                pathBytes: pathBytes,
-                query: query,
-                isForm: isForm
-            )
+            return Computed(values: values, baseString: baseString, isForm: isForm)
         }
 
         /// Signs a base string with this signer's method and key, returning `oauth_signature`
         /// before its final encoding: Base64 of the HMAC (§3.4.2) or RSA (§3.4.3) signature.
         public func sign(baseString: [UInt8]) throws -> String {
+            try baseString.withUnsafeBufferPointer { try sign(baseStringBuffer: $0) }
+        }
+
+        func sign(baseStringBuffer baseString: UnsafeBufferPointer<UInt8>) throws -> String {
+            let baseString = UnsafeRawBufferPointer(baseString)
             switch signatureMethod {
             case .hmacSHA1:
-                var hmac = hmacSHA1!
-                hmac.update(data: baseString)
-                return hmac.finalize().withUnsafeBytes { RemoteAuthBase64.encode($0) }
+                return hmacSHA1!.withAuthenticationCode(for: baseString) { RemoteAuthBase64.encode($0) }
             case .hmacSHA256:
-                var hmac = hmacSHA256!
-                hmac.update(data: baseString)
-                return hmac.finalize().withUnsafeBytes { RemoteAuthBase64.encode($0) }
+                return hmacSHA256!.withAuthenticationCode(for: baseString) { RemoteAuthBase64.encode($0) }
             case .rsaSHA1:
-                return RemoteAuthBase64.encode(try privateKey!.sign(baseString))
+                return RemoteAuthBase64.encode(try privateKey!.sign(Array(baseString)))
             default:
                 return plaintextSignature
             }
-        }
-
-        static func collides(_ encodedName: ArraySlice<UInt8>, with protocolParameters: [Parameter]) -> Bool {
-            guard encodedName.starts(with: "oauth_".utf8) else { return false }
-            return protocolParameters.contains { $0.name.utf8.elementsEqual(encodedName) }
         }
 
         static func appendFormPair(_ parameter: Parameter, to output: inout [UInt8]) {
@@ -356,28 +467,52 @@ extension OAuth1 {
             for parameter in protocolParameters {
                 capacity += (parameter.name.utf8.count + parameter.value.utf8.count) * 3 + 5
             }
-            let bytes = [UInt8](writingAtMost: capacity) { out in
-                out.write("OAuth ")
-                var first = true
-                if let realm {
-                    out.write("realm=\"")
-                    for octet in realm.utf8 {
-                        if octet == UInt8(ascii: "\"") || octet == UInt8(ascii: "\\") { out.write(UInt8(ascii: "\\")) }
-                        out.write(octet)
-                    }
-                    out.write(UInt8(ascii: "\""))
-                    first = false
-                }
+            return String(writingAtMost: capacity) { out in
+                var first = writeScheme(realm: realm, to: &out)
                 for parameter in protocolParameters {
+                    writeParameter(parameter.name, parameter.value, first: &first, to: &out)
+                }
+            }
+        }
+
+        /// ``authorizationHeader(_:realm:)`` straight from the values, without an array of them.
+        static func authorizationHeader(_ values: ProtocolValues, realm: String?) -> String {
+            let capacity = 6 + (realm.map { $0.utf8.count * 2 + 10 } ?? 0) + values.byteCount * 3 + 9 * 5
+            return String(writingAtMost: capacity) { out in
+                var first = writeScheme(realm: realm, to: &out)
+                values.forEach(withSignature: true) { name, value, verbatim in
                     if !first { out.write(", ") }
                     first = false
-                    out.writeEncoded(parameter.name.utf8)
+                    out.write(name)  // unreserved
                     out.write("=\"")
-                    out.writeEncoded(parameter.value.utf8)
+                    if verbatim { out.write(contentsOf: value) } else { out.writeEncoded(value) }
                     out.write(UInt8(ascii: "\""))
                 }
             }
-            return String(decoding: bytes, as: UTF8.self)
+        }
+
+        /// `OAuth ` and the realm; returns whether no parameter has been written yet.
+        @inline(__always)
+        private static func writeScheme(realm: String?, to out: inout ByteWriter) -> Bool {
+            out.write("OAuth ")
+            guard let realm else { return true }
+            out.write("realm=\"")
+            for octet in realm.utf8 {
+                if octet == UInt8(ascii: "\"") || octet == UInt8(ascii: "\\") { out.write(UInt8(ascii: "\\")) }
+                out.write(octet)
+            }
+            out.write(UInt8(ascii: "\""))
+            return false
+        }
+
+        @inline(__always)
+        private static func writeParameter(_ name: String, _ value: String, first: inout Bool, to out: inout ByteWriter) {
+            if !first { out.write(", ") }
+            first = false
+            out.writeEncoded(name)
+            out.write("=\"")
+            out.writeEncoded(value)
+            out.write(UInt8(ascii: "\""))
         }
     }
 

@@ -64,36 +64,44 @@ extension OAuth1 {
                 bodyParameters = try OAuth1.formParameters(bytes: body)
             }
 
-            let sources: [(Placement, [Parameter])] = [
-                (.header, headerParameters), (.query, queryParameters), (.body, bodyParameters),
-            ]
-            let carrying = sources.filter { $0.1.contains { $0.name.hasPrefix("oauth_") } }
-            guard let (placement, _) = carrying.first else {
+            // §3.5: a client sends the protocol parameters in one place only.
+            func carriesProtocolParameters(_ parameters: [Parameter]) -> Bool {
+                parameters.contains { $0.name.hasPrefix("oauth_") }
+            }
+            var carrying: [Placement] = []
+            if carriesProtocolParameters(headerParameters) { carrying.append(.header) }
+            if carriesProtocolParameters(queryParameters) { carrying.append(.query) }
+            if carriesProtocolParameters(bodyParameters) { carrying.append(.body) }
+            guard let placement = carrying.first else {
                 throw OAuth1Error(.missingParameter, "no OAuth protocol parameters in the header, query or body")
             }
             if carrying.count > 1 {
-                let names = carrying.map(\.0.rawValue).joined(separator: " and ")
+                let names = carrying.map(\.rawValue).joined(separator: " and ")
                 throw OAuth1Error(.parameterInTwoPlaces, "protocol parameters were sent in the \(names)")
             }
 
             var protocolParameters: [Parameter] = []
             var requestParameters: [Parameter] = []
+            protocolParameters.reserveCapacity(9)
+            requestParameters.reserveCapacity(queryParameters.count + bodyParameters.count + headerParameters.count)
             var signature: String? = nil
-            var seen = Set<String>()
-            for (_, parameters) in sources {
+            for parameters in [headerParameters, queryParameters, bodyParameters] {
                 for parameter in parameters {
                     guard parameter.name.hasPrefix("oauth_") else {
                         requestParameters.append(parameter)
                         continue
                     }
-                    guard seen.insert(parameter.name).inserted else {
+                    // At most one of each (§3.1); the names are few, a linear search is cheapest.
+                    let isSignature = parameter.name == "oauth_signature"
+                    guard isSignature ? signature == nil : !protocolParameters.contains(where: { $0.name == parameter.name })
+                    else {
                         throw OAuth1Error(
                             .duplicateParameter,
                             "'\(parameter.name)' appears more than once",
                             parameter: parameter.name
                         )
                     }
-                    if parameter.name == "oauth_signature" {
+                    if isSignature {
                         signature = parameter.value
                     } else {
                         protocolParameters.append(parameter)
@@ -139,17 +147,32 @@ extension OAuth1 {
                 )
             }
 
-            let baseStringURI = try SignatureBaseString.baseStringURI(of: request)
+            guard let scheme = request.scheme, let authority = request.authority else {
+                throw OAuth1Error(.malformedRequest, "the request has no scheme or authority")
+            }
+            let baseStringURI = try SignatureBaseString.baseStringURIBytes(
+                scheme: scheme,
+                authority: authority,
+                path: path
+            )
+            // The base string (§3.4.1), built as the signer builds it: every name and value
+            // encoded twice in one pass, sorted by index, copied out.
+            var capacity = 0
+            for parameter in requestParameters { capacity += parameter.name.utf8.count + parameter.value.utf8.count }
+            for parameter in protocolParameters { capacity += parameter.name.utf8.count + parameter.value.utf8.count }
+            var pairs = EncodedPairs(capacity: capacity, form: .twice)
+            for parameter in requestParameters { pairs.append(name: parameter.name, value: parameter.value) }
+            for parameter in protocolParameters { pairs.append(name: parameter.name, value: parameter.value) }
+            pairs.sort()
             self.placement = placement
             self.realm = realm
             self.protocolParameters = protocolParameters
             self.requestParameters = requestParameters
             self.signature = signature
             self.signatureMethod = method
-            self.signatureBaseString = SignatureBaseString.make(
-                method: request.method,
-                baseStringURI: baseStringURI,
-                parameters: requestParameters + protocolParameters
+            self.signatureBaseString = String(
+                decoding: pairs.baseString(method: request.method.rawValue, baseStringURI: baseStringURI),
+                as: UTF8.self
             )
         }
 
@@ -207,18 +230,14 @@ extension OAuth1 {
             let baseString = Array(signatureBaseString.utf8)
             switch signatureMethod {
             case .hmacSHA1, .hmacSHA256:
-                let key = SymmetricKey(data: Signer.signingKey(clientSecret: clientSecret, tokenSecret: tokenSecret))
+                let key = Signer.signingKey(clientSecret: clientSecret, tokenSecret: tokenSecret)
                 guard let received = RemoteAuthBase64.decode(signature) else {
                     throw OAuth1Error(.invalidSignature, "oauth_signature is not Base64", parameter: "oauth_signature")
                 }
                 if signatureMethod == .hmacSHA1 {
-                    valid = HMAC<Insecure.SHA1>.isValidAuthenticationCode(
-                        received,
-                        authenticating: baseString,
-                        using: key
-                    )
+                    valid = KeyedHMAC<Insecure.SHA1>(key: key).isValidAuthenticationCode(received, for: baseString)
                 } else {
-                    valid = HMAC<SHA256>.isValidAuthenticationCode(received, authenticating: baseString, using: key)
+                    valid = KeyedHMAC<SHA256>(key: key).isValidAuthenticationCode(received, for: baseString)
                 }
             case .plaintext:
                 let expected = Signer.signingKey(clientSecret: clientSecret, tokenSecret: tokenSecret)

@@ -66,15 +66,7 @@ public enum FormURLEncoding {
 
     /// Appends `octets`, every octet outside the unreserved set written `%XY`.
     package static func appendEncoded(_ octets: some Sequence<UInt8>, to output: inout [UInt8]) {
-        for octet in octets {
-            if isUnreserved(octet) {
-                output.append(octet)
-            } else {
-                output.append(UInt8(ascii: "%"))
-                output.append(Hex.digit(octet >> 4, uppercase: true))
-                output.append(Hex.digit(octet & 0x0F, uppercase: true))
-            }
-        }
+        output.appendPercentEncoded(octets)
     }
 
     /// The RFC 3986 §2.3 unreserved set, written as it is.
@@ -130,6 +122,28 @@ public enum FormURLEncoding {
                 } else {
                     try body(pair, pair[pair.endIndex...])
                 }
+            }
+            start = end + 1
+        }
+    }
+
+    /// ``forEachPair(_:_:)-(ArraySlice<UInt8>,_)`` over a buffer: the hot path of the OAuth 1.0a
+    /// signer and verifier, which read the query and the body without copying them.
+    package static func forEachPair(
+        _ bytes: UnsafeBufferPointer<UInt8>,
+        _ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) throws -> Void
+    ) rethrows {
+        let count = bytes.count
+        var start = 0
+        while start <= count {
+            var end = start
+            while end < count, bytes[end] != UInt8(ascii: "&") { end += 1 }
+            if end > start {
+                var equals = start
+                while equals < end, bytes[equals] != UInt8(ascii: "=") { equals += 1 }
+                let name = UnsafeBufferPointer(rebasing: bytes[start..<equals])
+                let value = UnsafeBufferPointer(rebasing: bytes[Swift.min(equals + 1, end)..<end])
+                try body(name, value)
             }
             start = end + 1
         }
