@@ -104,8 +104,12 @@ enum HostileServer {
         }
     }
 
+    /// Runs the server on an event loop of its own, so that pumping a body as fast as the
+    /// socket takes it never starves the shared loops other suites' sandboxes and clients use.
     static func with<Result>(_ script: Script, _ body: (Int) async throws -> Result) async throws -> Result {
-        let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        defer { group.shutdownGracefully { _ in } }
+        let server = try await ServerBootstrap(group: group)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(Handler(script: script))
@@ -197,7 +201,7 @@ struct HostileServerTests {
         let (error, elapsed) = try await Self.failure(.trickleHead(interval: .milliseconds(300)), over: kind, timeout: 2)
         #expect(error?.code == .timedOut, "\(String(describing: error))")
         #expect(elapsed >= .milliseconds(1900), "\(elapsed)")
-        #expect(elapsed < .seconds(6), "\(elapsed)")
+        #expect(elapsed < .seconds(9), "\(elapsed)")  // the deadline is 2 s; loose for a loaded 2-core machine
     }
 
     @Test(arguments: Kind.allCases)
@@ -205,7 +209,7 @@ struct HostileServerTests {
         let (error, elapsed) = try await Self.failure(.trickleBody(interval: .milliseconds(300)), over: kind, timeout: 2)
         #expect(error?.code == .timedOut, "\(String(describing: error))")
         #expect(elapsed >= .milliseconds(1900), "\(elapsed)")
-        #expect(elapsed < .seconds(6), "\(elapsed)")
+        #expect(elapsed < .seconds(9), "\(elapsed)")  // the deadline is 2 s; loose for a loaded 2-core machine
     }
 }
 
