@@ -104,7 +104,7 @@ struct JWTSign: ParsableCommand {
             if raw {
                 token = try JOSE.JWS.sign(Array(text.utf8), with: signer, header: header)
             } else {
-                guard let claims = try? JSONDecoder().decode([String: JSONValue].self, from: Data(text.utf8)) else {
+                guard let claims = try? JSONValue.parseObject(Array(text.utf8)) else {
                     throw CLIFailure("the claims are not a JSON object (use --raw for another payload)")
                 }
                 token = try JOSE.JWS.sign(claims: claims, with: signer, header: header)

@@ -94,7 +94,7 @@ extension JOSE {
             guard let headerBytes = RemoteAuthBase64URL.decode(parts[0]) else {
                 throw JOSE.Error(.malformed, "the header is not base64url")
             }
-            guard let header = try? JSONDecoder().decode([String: JSONValue].self, from: Data(headerBytes)) else {
+            guard let header = try? JSONValue.parseObject(headerBytes) else {
                 throw JOSE.Error(.malformed, "the header is not a JSON object")
             }
             guard case .string(let alg)? = header["alg"] else {
@@ -198,7 +198,7 @@ extension JOSE {
         /// [RFC 7519 §7.2](https://www.rfc-editor.org/rfc/rfc7519#section-7.2) step 10.
         /// - Throws: ``JOSE/Error/Code/malformed``.
         public func claims() throws -> [String: JSONValue] {
-            guard let claims = try? JSONDecoder().decode([String: JSONValue].self, from: Data(payload)) else {
+            guard let claims = try? JSONValue.parseObject(payload) else {
                 throw JOSE.Error(.malformed, "the payload is not a JSON object")
             }
             return claims

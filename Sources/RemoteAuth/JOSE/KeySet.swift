@@ -38,7 +38,7 @@ extension JOSE {
             guard json.count <= maximumBytes else {
                 throw JOSE.Error(.tooLarge, "a JWK Set of \(json.count) bytes (the limit is \(maximumBytes))")
             }
-            guard let object = try? JSONDecoder().decode([String: JSONValue].self, from: Data(json)),
+            guard let object = try? JSONValue.parseObject(json),
                 case .array(let members)? = object["keys"]
             else { throw JOSE.Error(.malformed, "a JWK Set is a JSON object with a 'keys' array") }
             guard members.count <= maximumKeys else {

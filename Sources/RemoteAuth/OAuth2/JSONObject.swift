@@ -24,7 +24,7 @@ extension OAuth2 {
         /// ``OAuth2/Error/Code/malformedResponse`` (status and a short excerpt) when the body is
         /// not a JSON object or an error without `error`.
         static func parse(status: Int, body: [UInt8], redacting secrets: [Secret] = []) throws -> JSONObject {
-            guard let members = try? JSONDecoder().decode([String: JSONValue].self, from: Data(body)) else {
+            guard let members = try? JSONValue.parseObject(body) else {
                 throw OAuth2.Error(
                     .malformedResponse,
                     "HTTP \(status): the body is not a JSON object: \(excerpt(body, redacting: secrets))",

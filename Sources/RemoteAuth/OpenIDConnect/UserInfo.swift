@@ -52,7 +52,7 @@ extension OpenIDConnect {
                     status: 200
                 )
             }
-            guard let claims = try? JSONDecoder().decode([String: JSONValue].self, from: Data(body)) else {
+            guard let claims = try? JSONValue.parseObject(body) else {
                 throw OpenIDConnect.Error(.userInfoFailed, "the UserInfo response is not a JSON object", status: 200)
             }
             guard case .string(let subject)? = claims["sub"] else {

@@ -57,7 +57,7 @@ extension OAuth2.DPoP {
         switch response.status.code {
         case 400:
             guard let body,
-                let object = try? JSONDecoder().decode([String: JSONValue].self, from: Data(body)),
+                let object = try? JSONValue.parseObject(body),
                 object["error"]?.stringValue == OAuth2.ErrorCode.useDPoPNonce.rawValue
             else { return nil }
             return nonce
