@@ -81,6 +81,7 @@ struct MutualTLSSandboxTests {
         let clients = try TestPKI(name: "RemoteAuth Test Client CA")
         let fixed = try fixedClient()
         var configuration = SandboxConfiguration.demo()
+        configuration.autoApprove = true
         configuration.tls = .init(
             certificateChainPEM: serverLeaf.pem + server.ca.pem,
             privateKeyPEM: serverLeaf.keyPEM,
@@ -302,6 +303,44 @@ struct MutualTLSSandboxTests {
             #expect(try await Self.timeline(world.base, token: boundToken, over: bare).0 == 401)
             await bare.shutdown()
             await mine.shutdown()
+        }
+    }
+
+    /// §4: a public client's refresh token issued over mutual TLS is refreshed only with the
+    /// same certificate, and the new access token is bound to it too.
+    @Test func refreshTokenIsBoundToo() async throws {
+        try await Self.withWorld { world in
+            let bare = try world.transport(nil)
+            let mine = try world.transport(world.fixedIdentity)
+            let other = try world.transport(world.identity(try Self.selfSigned("someone")))
+            let signIn = try await world.flow("demo-app", .none, over: mine)
+            let request = try signIn.authorizationRequest(redirectURI: "http://127.0.0.1:9/callback", random: .system)
+            // The browser's side (auto-approved): no certificate there.
+            let (redirect, _) = try await bare.send(try HTTPRequest(method: .get, absoluteURL: request.url), body: nil)
+            let location = try #require(redirect.headerFields[.location])
+            let tokens = try await signIn.tokens(fromCallback: location, pending: request.pending)
+            let refresh = try #require(tokens.refreshToken)
+            #expect(
+                try await Self.confirmation(world.base, token: refresh.reveal(), over: bare) == [
+                    "x5t#S256": world.fixed.x5tS256
+                ]
+            )
+            for wrong in [bare, other] {
+                let (status, json) = try await Self.post(
+                    world.base + "/oauth2/token",
+                    [("grant_type", "refresh_token"), ("refresh_token", refresh.reveal()), ("client_id", "demo-app")],
+                    over: wrong
+                )
+                #expect(status == 400)
+                #expect(json["error"] as? String == "invalid_grant")
+            }
+            let renewed = try await signIn.refresh(tokens)
+            #expect(
+                try await Self.confirmation(world.base, token: renewed.accessToken.reveal(), over: bare) == [
+                    "x5t#S256": world.fixed.x5tS256
+                ]
+            )
+            for transport in [bare, mine, other] { await transport.shutdown() }
         }
     }
 

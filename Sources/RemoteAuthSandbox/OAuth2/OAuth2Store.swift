@@ -58,7 +58,8 @@ actor OAuth2Store {
         var rotated: Bool
         /// The DPoP key a refresh must prove ([RFC 9449 §5](https://www.rfc-editor.org/rfc/rfc9449#section-5)).
         var jkt: String? = nil
-        /// The TLS client certificate a refresh must present ([RFC 8705 §4](https://www.rfc-editor.org/rfc/rfc8705#section-4)).
+        /// The TLS client certificate a refresh must present: a public client's, issued over
+        /// mutual TLS ([RFC 8705 §4](https://www.rfc-editor.org/rfc/rfc8705#section-4)).
         var x5t: String? = nil
     }
 
@@ -169,7 +170,8 @@ actor OAuth2Store {
         now: Int64,
         lifetime: Int64,
         jkt: String? = nil,
-        x5t: String? = nil
+        x5t: String? = nil,
+        refreshX5t: String? = nil
     ) -> (access: String, refresh: String?, family: String) {
         let family = family ?? token()
         let access = token()
@@ -194,7 +196,7 @@ actor OAuth2Store {
                 family: family,
                 rotated: false,
                 jkt: jkt,
-                x5t: x5t
+                x5t: refreshX5t
             )
             refreshToken = value
         }

@@ -115,7 +115,8 @@ struct TokenRoutes: Sendable {
                     now: now,
                     lifetime: configuration.accessTokenTTL,
                     jkt: jkt,
-                    x5t: x5t
+                    x5t: x5t,
+                    refreshX5t: Self.refreshBinding(x5t, client: client)
                 )
                 return tokenResponse(issued.access, refresh: issued.refresh, scope: record.scope, jkt: jkt)
             }
@@ -160,7 +161,8 @@ struct TokenRoutes: Sendable {
             now: now,
             lifetime: configuration.accessTokenTTL,
             jkt: jkt,
-            x5t: x5t
+            x5t: x5t,
+            refreshX5t: Self.refreshBinding(x5t, client: client)
         )
         await store.bindCode(code, family: issued.family)
         var idToken: String?
@@ -225,7 +227,10 @@ struct TokenRoutes: Sendable {
                 now: now,
                 lifetime: configuration.accessTokenTTL,
                 jkt: record.jkt ?? jkt,
-                x5t: record.x5t ?? x5t
+                // §3.1: the new access token is bound to this connection's certificate; §4: a
+                // public client's refresh token stays bound to the one it was issued to.
+                x5t: x5t,
+                refreshX5t: record.x5t
             )
             var idToken: String?
             // OpenID Connect Core §12.2: a new ID token, same iss, sub, aud and auth_time, no nonce.
@@ -326,6 +331,13 @@ struct TokenRoutes: Sendable {
             )
         }
         return OAuth2JSON.response(IntrospectionJSON(active: false))
+    }
+
+    /// The certificate a refresh token is bound to ([RFC 8705 §4](https://www.rfc-editor.org/rfc/rfc8705#section-4)):
+    /// a public client's is the one it was issued over; a confidential client's refresh token is
+    /// bound to the client's authentication instead, so that it survives a new certificate.
+    static func refreshBinding(_ x5t: String?, client: SandboxConfiguration.OAuth2Client) -> String? {
+        client.isConfidential ? nil : x5t
     }
 
     /// The `cnf` member: `jkt` (RFC 9449 §6) and `x5t#S256` (RFC 8705 §3.1), or `nil`.
