@@ -314,7 +314,11 @@ struct MutualTLSSandboxTests {
             let mine = try world.transport(world.fixedIdentity)
             let other = try world.transport(world.identity(try Self.selfSigned("someone")))
             let signIn = try await world.flow("demo-app", .none, over: mine)
-            let request = try signIn.authorizationRequest(redirectURI: "http://127.0.0.1:9/callback", random: .system)
+            let request = try signIn.authorizationRequest(
+                redirectURI: "http://127.0.0.1:9/callback",
+                scope: ["openid", "statuses:read"],
+                random: .system
+            )
             // The browser's side (auto-approved): no certificate there.
             let (redirect, _) = try await bare.send(try HTTPRequest(method: .get, absoluteURL: request.url), body: nil)
             let location = try #require(redirect.headerFields[.location])
@@ -340,6 +344,12 @@ struct MutualTLSSandboxTests {
                     "x5t#S256": world.fixed.x5tS256
                 ]
             )
+            // UserInfo is a protected resource too.
+            for (transport, expected) in [(mine, 200), (bare, 401), (other, 401)] {
+                var userInfo = try HTTPRequest(method: .get, absoluteURL: world.base + "/oauth2/userinfo")
+                userInfo.headerFields[.authorization] = "Bearer " + renewed.accessToken.reveal()
+                #expect(try await transport.send(userInfo, body: nil).0.status.code == expected)
+            }
             for transport in [bare, mine, other] { await transport.shutdown() }
         }
     }
