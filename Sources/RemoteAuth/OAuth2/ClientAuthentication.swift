@@ -54,9 +54,10 @@ extension OAuth2 {
         /// carries `client_id` in the body and no secret
         /// ([RFC 8705 §2](https://www.rfc-editor.org/rfc/rfc8705#section-2)).
         ///
-        /// The certificate is the transport's: give it one (`ClientIdentity` for
-        /// `NIOHTTP1Transport`, `AsyncHTTPClientTransport` or `URLSessionTransport`). The core does
-        /// not see the transport's TLS settings, so a missing identity shows as the server's
+        /// The certificate is the transport's: give it one (a `ClientIdentity` for
+        /// `NIOHTTP1Transport` or `AsyncHTTPClientTransport`; `URLSessionTransport` on Linux
+        /// cannot present one and refuses it). The core does not see the transport's TLS
+        /// settings (``HTTPTransport`` is one `send`), so a missing identity shows as the server's
         /// `invalid_client`; a ``Flow`` with this method uses the server's
         /// `mtls_endpoint_aliases` ([RFC 8705 §5](https://www.rfc-editor.org/rfc/rfc8705#section-5)).
         public static let tlsClientAuth = Self(method: .tlsClientAuth, secret: nil)
