@@ -21,6 +21,10 @@
 #   mitmproxy (Debian; PyPI in a venv as a fallback) a man in the middle whose CA is trusted:
 #                     unpinned requests leak the credential to it, pinned ones never reach it
 #   openssl + curl    mutual TLS: client certificates and PKCS#12 bundles against --client-ca
+#   openssl + curl + Python's ssl   RFC 8705: curl authenticates to the sandbox with tls_client_auth and
+#                     self_signed_tls_client_auth, cnf.x5t#S256 is openssl's fingerprint, bound tokens
+#                     are refused without the certificate; remote-auth presents its --cert (and a
+#                     profile's) to Python's http.server with CERT_REQUIRED
 #   joserfc (PyPI)    verifies the DPoP proofs of remote-auth request --profile (ES256), and makes
 #                     proofs (ES256, RS256, PS256, EdDSA) the sandbox's verifier checks (RFC 9449)
 #   httpbin (PyPI, under gunicorn) a Digest server for `remote-auth request`: MD5, SHA-256 × auth, auth-int
@@ -115,6 +119,9 @@ step mitm bash scripts/interop/mitm_pinning.sh "$binary"
 
 echo "interop: mutual TLS with client certificates and PKCS#12 bundles made by openssl, for remote-auth and curl"
 step mtls bash scripts/interop/mtls_pkcs12.sh "$binary"
+
+echo "interop: RFC 8705 with curl as a client of the sandbox, and remote-auth as a client of Python's ssl server"
+step mtls-rfc8705 bash scripts/interop/mtls_rfc8705.sh "$binary"
 
 echo "interop: the PostgreSQL token store against a PostgreSQL server (Debian), shared by instances refreshing against the sandbox"
 step postgres-store bash scripts/interop/postgres_store.sh

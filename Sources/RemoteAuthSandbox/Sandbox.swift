@@ -84,7 +84,7 @@ public enum Sandbox {
         }
         let server: HTTPServerBuilder
         if let tls = configuration.tls {
-            server = try .tls(http1, tlsConfiguration: SandboxTLS.serverConfiguration(tls))
+            server = try .tls(http1, configuration: SandboxTLS.channelConfiguration(tls))
         } else {
             server = http1
         }

@@ -83,6 +83,17 @@ public struct SandboxConfiguration: Sendable {
         public var tokenEndpointAuthMethod: String?
         /// `id_token_signed_response_alg`: `RS256` (the default) or `ES256`.
         public var idTokenSignedResponseAlg: String?
+        /// `tls_client_auth_subject_dn`: the subject DN, in RFC 4514 form (`CN=svc,O=Example`,
+        /// as `openssl x509 -noout -subject -nameopt RFC2253` prints it), that the certificate of
+        /// a `tls_client_auth` client must have
+        /// ([RFC 8705 §2.1.2](https://www.rfc-editor.org/rfc/rfc8705#section-2.1.2)).
+        public var tlsClientAuthSubjectDN: String?
+        /// The self-signed certificate(s), in PEM, of a `self_signed_tls_client_auth` client
+        /// ([RFC 8705 §2.2](https://www.rfc-editor.org/rfc/rfc8705#section-2.2)).
+        public var tlsClientCertificatePEM: String?
+        /// The `x5t#S256` (base64url SHA-256 of the DER) of a `self_signed_tls_client_auth`
+        /// client's certificate, instead of the PEM.
+        public var tlsClientCertificateSHA256: String?
 
         public init(
             id: String,
@@ -92,7 +103,10 @@ public struct SandboxConfiguration: Sendable {
             requireDPoP: Bool = false,
             jwks: JSONValue? = nil,
             tokenEndpointAuthMethod: String? = nil,
-            idTokenSignedResponseAlg: String? = nil
+            idTokenSignedResponseAlg: String? = nil,
+            tlsClientAuthSubjectDN: String? = nil,
+            tlsClientCertificatePEM: String? = nil,
+            tlsClientCertificateSHA256: String? = nil
         ) {
             self.id = id
             self.secret = secret
@@ -102,10 +116,14 @@ public struct SandboxConfiguration: Sendable {
             self.jwks = jwks
             self.tokenEndpointAuthMethod = tokenEndpointAuthMethod
             self.idTokenSignedResponseAlg = idTokenSignedResponseAlg
+            self.tlsClientAuthSubjectDN = tlsClientAuthSubjectDN
+            self.tlsClientCertificatePEM = tlsClientCertificatePEM
+            self.tlsClientCertificateSHA256 = tlsClientCertificateSHA256
         }
 
         enum CodingKeys: String, CodingKey {
             case id, secret, name, redirectURIs, requireDPoP, jwks, tokenEndpointAuthMethod, idTokenSignedResponseAlg
+            case tlsClientAuthSubjectDN, tlsClientCertificatePEM, tlsClientCertificateSHA256
         }
 
         /// `redirectURIs` may be left out (a client that only uses client credentials).
@@ -119,26 +137,54 @@ public struct SandboxConfiguration: Sendable {
             jwks = try container.decodeIfPresent(JSONValue.self, forKey: .jwks)
             tokenEndpointAuthMethod = try container.decodeIfPresent(String.self, forKey: .tokenEndpointAuthMethod)
             idTokenSignedResponseAlg = try container.decodeIfPresent(String.self, forKey: .idTokenSignedResponseAlg)
+            tlsClientAuthSubjectDN = try container.decodeIfPresent(String.self, forKey: .tlsClientAuthSubjectDN)
+            tlsClientCertificatePEM = try container.decodeIfPresent(String.self, forKey: .tlsClientCertificatePEM)
+            tlsClientCertificateSHA256 = try container.decodeIfPresent(
+                String.self,
+                forKey: .tlsClientCertificateSHA256
+            )
         }
 
-        /// A client with a secret or registered keys.
-        public var isConfidential: Bool { secret != nil || jwks != nil }
+        /// Whether the client authenticates with its TLS certificate (RFC 8705 §2).
+        public var usesMutualTLS: Bool {
+            tokenEndpointAuthMethod == "tls_client_auth" || tokenEndpointAuthMethod == "self_signed_tls_client_auth"
+        }
+
+        /// A client with a secret, registered keys or a TLS client certificate.
+        public var isConfidential: Bool { secret != nil || jwks != nil || usesMutualTLS }
 
         public var description: String {
             "OAuth2Client(id: \(id), \(secret == nil ? "public" : "secret: <redacted>"))"
         }
     }
 
-    /// TLS material in PEM: a certificate chain (leaf first) and its private key; with
-    /// `clientCAPEM`, clients must present a certificate issued by one of those CAs (mutual TLS).
+    /// TLS material in PEM: a certificate chain (leaf first) and its private key, and the CAs
+    /// that issue client certificates.
+    ///
+    /// The sandbox always asks for a client certificate (a TLS `CertificateRequest`); with
+    /// ``requiresClientCertificate``, a client must present one issued by a `clientCAPEM` CA or
+    /// the handshake fails. Otherwise any certificate, self-signed too, is taken and checked
+    /// where it matters: `tls_client_auth` clients' against `clientCAPEM`,
+    /// `self_signed_tls_client_auth` clients' against the registered one (RFC 8705 §2), and
+    /// tokens are bound to it (§3).
     public struct TLSMaterial: Sendable {
         public var certificateChainPEM: String
         public var privateKeyPEM: String
         public var clientCAPEM: String?
-        public init(certificateChainPEM: String, privateKeyPEM: String, clientCAPEM: String? = nil) {
+        /// The handshake fails without a client certificate from `clientCAPEM`.
+        public var requiresClientCertificate: Bool
+        /// - Parameter requiresClientCertificate: `nil` requires one exactly when `clientCAPEM`
+        ///   is given.
+        public init(
+            certificateChainPEM: String,
+            privateKeyPEM: String,
+            clientCAPEM: String? = nil,
+            requiresClientCertificate: Bool? = nil
+        ) {
             self.certificateChainPEM = certificateChainPEM
             self.privateKeyPEM = privateKeyPEM
             self.clientCAPEM = clientCAPEM
+            self.requiresClientCertificate = (requiresClientCertificate ?? (clientCAPEM != nil)) && clientCAPEM != nil
         }
     }
 
@@ -287,6 +333,15 @@ public struct SandboxConfiguration: Sendable {
             users.append(user)
         }
         for client in file.oauth2Clients ?? [] {
+            // RFC 8705 §2.1.2 and §2.2: a certificate client names what its certificate must be.
+            if client.tokenEndpointAuthMethod == "tls_client_auth", client.tlsClientAuthSubjectDN == nil {
+                throw SandboxError("OAuth 2 client '\(client.id)': tls_client_auth needs tlsClientAuthSubjectDN")
+            }
+            if client.tokenEndpointAuthMethod == "self_signed_tls_client_auth", client.selfSignedThumbprints.isEmpty {
+                throw SandboxError(
+                    "OAuth 2 client '\(client.id)': self_signed_tls_client_auth needs tlsClientCertificatePEM (a PEM certificate) or tlsClientCertificateSHA256"
+                )
+            }
             oauth2Clients.removeAll { $0.id == client.id }
             oauth2Clients.append(client)
         }

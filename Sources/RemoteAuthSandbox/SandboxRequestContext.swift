@@ -10,9 +10,13 @@ struct SandboxRequestContext: RequestContext {
     var oauth1: OAuth1Verifier.Verified?
     /// The OAuth 2 access token ``BearerAuthenticator`` accepted.
     var bearer: OAuth2Store.AccessToken?
+    /// The connection the request came on: its `NIOSSLHandler` knows the client's certificate
+    /// (``peerCertificate()``, RFC 8705).
+    let channel: (any Channel)?
 
     init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
+        channel = source.channel
     }
 
     /// The request ``OAuth1Authenticator`` verified; a route reached without it is a sandbox bug.

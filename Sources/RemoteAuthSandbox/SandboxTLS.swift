@@ -1,5 +1,7 @@
 import Crypto
 import Foundation
+import HummingbirdTLS
+import NIOCore
 import NIOSSL
 import RemoteAuth
 import SwiftASN1
@@ -51,6 +53,20 @@ public enum SandboxTLS {
         return SPKIPin(certificate: try Certificate(pemDocument: first)).base64
     }
 
+    /// The server's TLS channel: with ``SandboxConfiguration/TLSMaterial/requiresClientCertificate``,
+    /// BoringSSL requires a client certificate from the client CAs; otherwise a client
+    /// certificate is asked for and any one taken (checked later, per client: RFC 8705 §2).
+    static func channelConfiguration(_ material: SandboxConfiguration.TLSMaterial) throws -> TLSChannelConfiguration {
+        let configuration = try serverConfiguration(material)
+        guard !material.requiresClientCertificate else {
+            return TLSChannelConfiguration(tlsConfiguration: configuration)
+        }
+        return TLSChannelConfiguration(
+            tlsConfiguration: configuration,
+            customVerificationCallback: { _, promise in promise.succeed(.certificateVerified) }
+        )
+    }
+
     static func serverConfiguration(_ material: SandboxConfiguration.TLSMaterial) throws -> TLSConfiguration {
         let chain = try NIOSSLCertificate.fromPEMBytes(Array(material.certificateChainPEM.utf8))
         let key = try NIOSSLPrivateKey(bytes: Array(material.privateKeyPEM.utf8), format: .pem)
@@ -58,10 +74,15 @@ public enum SandboxTLS {
             certificateChain: chain.map { .certificate($0) },
             privateKey: .privateKey(key)
         )
-        if let clientCA = material.clientCAPEM {
+        let clientCAs = try material.clientCAPEM.map { try NIOSSLCertificate.fromPEMBytes(Array($0.utf8)) } ?? []
+        configuration.trustRoots = .certificates(clientCAs)
+        if material.requiresClientCertificate {
             // Mutual TLS: a client certificate issued by one of these CAs is required.
-            configuration.trustRoots = .certificates(try NIOSSLCertificate.fromPEMBytes(Array(clientCA.utf8)))
             configuration.certificateVerification = .noHostnameVerification
+        } else {
+            // A CertificateRequest, and no failure without a certificate; the custom
+            // verification callback (channelConfiguration) takes what is presented.
+            configuration.certificateVerification = .optionalVerification
         }
         return configuration
     }

@@ -12,6 +12,10 @@ enum ClientAuthOption: String, ExpressibleByArgument, CaseIterable, Sendable {
     /// RFC 7523 §2.2, signed with --client-key.
     case privateKeyJWT = "private-key-jwt"
     case publicClient = "none"
+    /// RFC 8705 §2.1: the --cert certificate, issued by a CA the server trusts.
+    case tlsClientAuth = "tls-client-auth"
+    /// RFC 8705 §2.2: the self-signed --cert certificate the server registered.
+    case selfSignedTLSClientAuth = "self-signed-tls-client-auth"
 }
 
 /// `--assertion-audience`: the `aud` of client assertions.
@@ -85,6 +89,16 @@ extension AuthorizeOAuth2 {
         case .publicClient:
             guard secret == nil else { throw CLIFailure("--client-auth none takes no --client-secret") }
             authentication = .none
+        case .tlsClientAuth, .selfSignedTLSClientAuth:
+            // RFC 8705 §2: the certificate is the credential; the transport presents it.
+            let option = clientAuthMethod(secret: secret)
+            guard secret == nil else { throw CLIFailure("--client-auth \(option.rawValue) takes no --client-secret") }
+            guard tlsOptions.cert != nil else {
+                throw CLIFailure(
+                    "missing option: --client-auth \(option.rawValue) needs the client certificate: --cert FILE --key FILE (or --cert-type p12)"
+                )
+            }
+            authentication = option == .tlsClientAuth ? .tlsClientAuth : .selfSignedTLSClientAuth
         }
         return OAuth2.Client(id: clientID, authentication: authentication)
     }

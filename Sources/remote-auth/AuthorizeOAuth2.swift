@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import RemoteAuth
 import RemoteAuthAsyncHTTPClient
+import RemoteAuthNIO
 import RemoteAuthFileStore
 import RemoteAuthLoopback
 
@@ -94,7 +95,10 @@ struct AuthorizeOAuth2: AsyncParsableCommand {
     @Flag(help: "Use the device authorization grant (RFC 8628).")
     var device = false
 
-    @Flag(help: "Use the client credentials grant (RFC 6749 §4.4); needs --client-secret.")
+    @Flag(
+        help:
+            "Use the client credentials grant (RFC 6749 §4.4); needs --client-secret, --client-key or a certificate --client-auth."
+    )
     var clientCredentials = false
 
     @Option(help: "Seconds to wait for the browser (at least 1).")
@@ -111,7 +115,7 @@ struct AuthorizeOAuth2: AsyncParsableCommand {
 
     @Option(
         help:
-            "How the client authenticates: client-secret-basic (default with a secret), client-secret-post, client-secret-jwt, private-key-jwt (RFC 7523), none."
+            "How the client authenticates: client-secret-basic (default with a secret), client-secret-post, client-secret-jwt, private-key-jwt (RFC 7523), tls-client-auth, self-signed-tls-client-auth (RFC 8705: the --cert certificate), none."
     )
     var clientAuth: ClientAuthOption?
 
@@ -123,6 +127,11 @@ struct AuthorizeOAuth2: AsyncParsableCommand {
 
     @Option(help: "The aud of client assertions: token-endpoint (default) or issuer.")
     var assertionAudience: AssertionAudienceOption = .tokenEndpoint
+
+    /// `request`'s TLS options: `--cacert`, `--pin`, `-k`, and `--cert`/`--key` for the
+    /// client certificate (RFC 8705), whose paths are kept with the profile.
+    @OptionGroup(title: "TLS")
+    var tlsOptions: TLSOptions
 
     func validate() throws {
         guard timeout > 0 else {
@@ -166,7 +175,8 @@ struct AuthorizeOAuth2: AsyncParsableCommand {
             environment: "REMOTE_AUTH_CLIENT_SECRET",
             option: "--client-secret"
         )
-        if clientCredentials, secret == nil, clientKey == nil {
+        let certificateAuth = clientAuth == .tlsClientAuth || clientAuth == .selfSignedTLSClientAuth
+        if clientCredentials, secret == nil, clientKey == nil, !certificateAuth {
             throw CLIFailure(
                 "missing secret: --client-credentials needs --client-secret (or REMOTE_AUTH_CLIENT_SECRET)"
             )
@@ -175,9 +185,18 @@ struct AuthorizeOAuth2: AsyncParsableCommand {
         _ = try openTokenStore()  // a file that cannot be used fails now, not after the sign-in
         let command = self
         let prover = try dpopProver()
+        // With --cacert, --pin, --cert or -k, the NIO transport (the server checked inside the
+        // handshake; the client certificate presented on every connection, RFC 8705).
+        let nio = try tlsOptions.transport()
         do {
-            let session: OAuth2.Session = try await AsyncHTTPClientTransport.withTransport { transport in
-                let (server, metadata) = try await command.server(transport: transport)
+            let session: OAuth2.Session = try await RequestCommand.withTransport(
+                nio,
+                connectTimeout: nil,
+                timeout: nil
+            ) { transport in
+                let (discovered, metadata) = try await command.server(transport: transport)
+                // RFC 8705 §5: a client authenticating with its certificate uses the mTLS aliases.
+                let server = client.authentication.usesMutualTLS ? discovered.usingMutualTLSAliases() : discovered
                 var flow = OAuth2.Flow(
                     server: server,
                     client: client,
@@ -201,10 +220,17 @@ struct AuthorizeOAuth2: AsyncParsableCommand {
                     tokens = try await command.codeGrant(flow)
                     if command.oidc { try await command.printOpenID(tokens: tokens, flow: flow) }
                 }
-                var session = try command.session(tokens: tokens, server: server, client: client, secret: secret)
+                var session = try command.session(
+                    tokens: tokens,
+                    server: server,
+                    client: client,
+                    secret: secret
+                )
                 session.dpopKey = prover?.privateJWK
+                session.clientCertificate = command.tlsOptions.clientCertificateReference
                 return session
             }
+            await nio?.shutdown()
             command.reportDPoP(session, prover: prover)
             try await saveOAuth2Profile(profile, session)
             Terminal.writeLine("Signed in; saved as profile '\(profile)'.")

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import RemoteAuth
 import RemoteAuthAsyncHTTPClient
+import RemoteAuthNIO
 import RemoteAuthFileStore
 
 /// An OAuth 2 profile as `request`, `token` and `revoke` use it.
@@ -72,6 +73,9 @@ struct OAuth2Profile: Sendable {
         lines.append("client: \(session.clientID) (\(session.clientAuthentication.rawValue))")
         if session.clientSecret != nil { lines.append("client secret: <redacted>") }
         if let keyPath = session.clientKeyReference { lines.append("client key: \(keyPath)") }
+        if let certificate = session.clientCertificate {
+            lines.append("client certificate: \(certificate.certificate)")
+        }
         if let scope = session.scope { lines.append("scope: \(scope.joined(separator: " "))") }
         lines.append("resources: \(session.resourceOrigins.joined(separator: " "))")
         lines.append("tokens: \(session.tokens)")
@@ -103,12 +107,19 @@ struct TokenCommand: AsyncParsableCommand {
     @Option(help: "The OAuth 2 profile (see 'remote-auth authorize oauth2').")
     var profile: String
 
+    @OptionGroup(title: "TLS")
+    var tlsOptions: TLSOptions
+
     func run() async throws {
         let profile = try await OAuth2Profile.require(self.profile)
         do {
-            let token: Secret = try await AsyncHTTPClientTransport.withTransport { transport in
+            // The profile's client certificate, if it has one (RFC 8705: refreshes present it).
+            let nio = try tlsOptions.presenting(profile.session.clientCertificate).transport()
+            let token: Secret = try await RequestCommand.withTransport(nio, connectTimeout: nil, timeout: nil) {
+                transport in
                 try await profile.tokenSession(over: transport).validTokens().accessToken
             }
+            await nio?.shutdown()
             Terminal.writeLine(token.reveal())
         } catch {
             throw profile.failure(error)
@@ -133,6 +144,9 @@ struct RevokeCommand: AsyncParsableCommand {
     @Option(help: "The OAuth 2 profile (see 'remote-auth authorize oauth2').")
     var profile: String
 
+    @OptionGroup(title: "TLS")
+    var tlsOptions: TLSOptions
+
     func run() async throws {
         let profile = try await OAuth2Profile.require(self.profile)
         guard profile.session.revocationEndpoint != nil else {
@@ -142,13 +156,15 @@ struct RevokeCommand: AsyncParsableCommand {
         }
         let session = profile.session
         do {
-            try await AsyncHTTPClientTransport.withTransport { transport in
+            let nio = try tlsOptions.presenting(session.clientCertificate).transport()
+            try await RequestCommand.withTransport(nio, connectTimeout: nil, timeout: nil) { transport in
                 let flow = try profile.flow(over: transport)
                 if let refreshToken = session.tokens.refreshToken {
                     try await flow.revoke(refreshToken, hint: .refreshToken)
                 }
                 try await flow.revoke(session.tokens.accessToken, hint: .accessToken)
             }
+            await nio?.shutdown()
         } catch {
             throw profile.failure(error)
         }

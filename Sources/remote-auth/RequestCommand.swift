@@ -383,6 +383,9 @@ struct RequestCommand: AsyncParsableCommand {
             throw CLIFailure("--proxy-user needs a proxy: --proxy, or https_proxy/http_proxy for this URL")
         }
         var clientConfiguration = HTTPClient.Configuration()
+        // An OAuth 2 profile signed in with a TLS client certificate presents it again: its token
+        // may be bound to it (RFC 8705 §3), and refreshes authenticate with it (§2).
+        let tlsOptions = self.tlsOptions.presenting(loadedOAuth2?.session.clientCertificate)
         if let proxy {
             guard tlsOptions.isEmpty else {
                 throw CLIFailure(

@@ -47,6 +47,13 @@ struct SandboxCommand: AsyncParsableCommand {
     )
     var clientCA: String?
 
+    @Flag(
+        name: .customLong("client-cert-optional"),
+        help:
+            "With --client-ca: ask for a client certificate but accept connections without one; the CA then vouches for tls_client_auth clients (RFC 8705 §2.1). Without --client-ca, a TLS sandbox asks for one anyway and takes any (self_signed_tls_client_auth, certificate-bound tokens)."
+    )
+    var clientCertOptional = false
+
     @Option(
         name: .customLong("write-certificate"),
         help: ArgumentHelp(
@@ -139,6 +146,9 @@ struct SandboxCommand: AsyncParsableCommand {
         if !(tls || cert != nil || key != nil), clientCA != nil || writeCertificate != nil {
             throw CLIFailure("missing option: --client-ca and --write-certificate need --tls")
         }
+        if clientCertOptional, clientCA == nil {
+            throw CLIFailure("missing option: --client-cert-optional needs --client-ca")
+        }
         if tls || cert != nil || key != nil {
             var material: SandboxConfiguration.TLSMaterial
             if cert != nil || key != nil {
@@ -162,6 +172,7 @@ struct SandboxCommand: AsyncParsableCommand {
                     (try? TrustRoots.pemBundle(pem)) != nil
                 else { throw CLIFailure("unreadable client CA: '\(clientCA)' is not a PEM certificate file") }
                 material.clientCAPEM = pem
+                material.requiresClientCertificate = !clientCertOptional
             }
             if let writeCertificate {
                 do {
@@ -188,8 +199,11 @@ struct SandboxCommand: AsyncParsableCommand {
             try await Sandbox.run(configuration) { sandbox in
                 var text = "RemoteAuth sandbox listening on \(sandbox.baseURL)\n"
                 if let shownPin { text += "TLS SPKI pin: sha256//\(shownPin)\n" }
-                if banner.tls?.clientCAPEM != nil {
+                if banner.tls?.requiresClientCertificate == true {
                     text += "Mutual TLS: a client certificate from --client-ca is required.\n"
+                } else if banner.tls?.clientCAPEM != nil {
+                    text +=
+                        "Mutual TLS: a client certificate is asked for; --client-ca vouches for tls_client_auth clients.\n"
                 }
                 text += "\n" + SandboxBanner.endpoints(base: sandbox.baseURL) + SandboxBanner.identities(banner)
                 if banner.autoApprove {

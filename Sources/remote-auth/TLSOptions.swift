@@ -43,6 +43,24 @@ struct TLSOptions: ParsableArguments {
     )
     var insecure = false
 
+    /// These options, with the client certificate of `reference` (a profile's) when no `--cert`
+    /// was given.
+    func presenting(_ reference: OAuth2.Session.ClientCertificateReference?) -> TLSOptions {
+        guard cert == nil, key == nil, let reference else { return self }
+        var options = self
+        options.cert = reference.certificate
+        options.key = reference.key
+        options.certType = CertType(rawValue: reference.format) ?? .pem
+        return options
+    }
+
+    /// The `--cert`, `--key` and `--cert-type` to keep with a profile, as absolute paths.
+    var clientCertificateReference: OAuth2.Session.ClientCertificateReference? {
+        guard let cert else { return nil }
+        func absolute(_ path: String) -> String { URL(fileURLWithPath: path).standardizedFileURL.path }
+        return .init(certificate: absolute(cert), key: key.map(absolute), format: certType.rawValue)
+    }
+
     var isEmpty: Bool { cacert == nil && pin.isEmpty && cert == nil && key == nil && !insecure }
 
     /// The NIO transport these options describe, or `nil` when none was given.

@@ -18,6 +18,10 @@ extension OAuth2 {
         /// `require_pushed_authorization_requests`: authorization requests go through
         /// ``pushedAuthorizationRequestEndpoint`` only ([RFC 9126 §5](https://www.rfc-editor.org/rfc/rfc9126#section-5)).
         public var requiresPushedAuthorizationRequests: Bool
+        /// `mtls_endpoint_aliases` ([RFC 8705 §5](https://www.rfc-editor.org/rfc/rfc8705#section-5)):
+        /// a ``Flow`` whose client authenticates with its TLS certificate uses them
+        /// (``usingMutualTLSAliases()``).
+        public var mutualTLSEndpointAliases: ServerMetadata.MutualTLSEndpointAliases?
 
         public init(
             issuer: String? = nil,
@@ -28,7 +32,8 @@ extension OAuth2 {
             introspectionEndpoint: String? = nil,
             requiresIssuerParameter: Bool = false,
             pushedAuthorizationRequestEndpoint: String? = nil,
-            requiresPushedAuthorizationRequests: Bool = false
+            requiresPushedAuthorizationRequests: Bool = false,
+            mutualTLSEndpointAliases: ServerMetadata.MutualTLSEndpointAliases? = nil
         ) {
             self.issuer = issuer
             self.authorizationEndpoint = authorizationEndpoint
@@ -39,12 +44,13 @@ extension OAuth2 {
             self.requiresIssuerParameter = requiresIssuerParameter
             self.pushedAuthorizationRequestEndpoint = pushedAuthorizationRequestEndpoint
             self.requiresPushedAuthorizationRequests = requiresPushedAuthorizationRequests
+            self.mutualTLSEndpointAliases = mutualTLSEndpointAliases
         }
 
         private enum CodingKeys: String, CodingKey {
             case issuer, authorizationEndpoint, tokenEndpoint, deviceAuthorizationEndpoint, revocationEndpoint
             case introspectionEndpoint, requiresIssuerParameter, pushedAuthorizationRequestEndpoint
-            case requiresPushedAuthorizationRequests
+            case requiresPushedAuthorizationRequests, mutualTLSEndpointAliases
         }
 
         /// Reads what ``encode(to:)`` wrote, including encodings from before PAR's members.
@@ -65,6 +71,46 @@ extension OAuth2 {
                 requiresPushedAuthorizationRequests: try container.decodeIfPresent(
                     Bool.self, forKey: .requiresPushedAuthorizationRequests) ?? false
             )
+            if let aliases = try container.decodeIfPresent(
+                [String: JSONValue].self,
+                forKey: .mutualTLSEndpointAliases
+            ) {
+                var object = OAuth2.JSONObject(members: aliases, status: 200)
+                mutualTLSEndpointAliases = try ServerMetadata.MutualTLSEndpointAliases(reading: &object)
+            }
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encodeIfPresent(issuer, forKey: .issuer)
+            try container.encodeIfPresent(authorizationEndpoint, forKey: .authorizationEndpoint)
+            try container.encodeIfPresent(tokenEndpoint, forKey: .tokenEndpoint)
+            try container.encodeIfPresent(deviceAuthorizationEndpoint, forKey: .deviceAuthorizationEndpoint)
+            try container.encodeIfPresent(revocationEndpoint, forKey: .revocationEndpoint)
+            try container.encodeIfPresent(introspectionEndpoint, forKey: .introspectionEndpoint)
+            try container.encode(requiresIssuerParameter, forKey: .requiresIssuerParameter)
+            try container.encodeIfPresent(
+                pushedAuthorizationRequestEndpoint,
+                forKey: .pushedAuthorizationRequestEndpoint
+            )
+            try container.encode(requiresPushedAuthorizationRequests, forKey: .requiresPushedAuthorizationRequests)
+            try container.encodeIfPresent(mutualTLSEndpointAliases?.members, forKey: .mutualTLSEndpointAliases)
+        }
+
+        /// The same server with each endpoint that has an `mtls_endpoint_aliases` entry replaced
+        /// by its alias: where a client using mutual TLS sends its requests
+        /// ([RFC 8705 §5](https://www.rfc-editor.org/rfc/rfc8705#section-5)). The alias is
+        /// used only where the server gives one; the authorization endpoint never changes.
+        public func usingMutualTLSAliases() -> Self {
+            guard let aliases = mutualTLSEndpointAliases else { return self }
+            var server = self
+            server.tokenEndpoint = aliases.tokenEndpoint ?? tokenEndpoint
+            server.revocationEndpoint = aliases.revocationEndpoint ?? revocationEndpoint
+            server.introspectionEndpoint = aliases.introspectionEndpoint ?? introspectionEndpoint
+            server.deviceAuthorizationEndpoint = aliases.deviceAuthorizationEndpoint ?? deviceAuthorizationEndpoint
+            server.pushedAuthorizationRequestEndpoint =
+                aliases.pushedAuthorizationRequestEndpoint ?? pushedAuthorizationRequestEndpoint
+            return server
         }
 
         /// The endpoints and the issuer of discovered metadata.
@@ -78,7 +124,8 @@ extension OAuth2 {
                 introspectionEndpoint: metadata.introspectionEndpoint,
                 requiresIssuerParameter: metadata.authorizationResponseIssParameterSupported,
                 pushedAuthorizationRequestEndpoint: metadata.pushedAuthorizationRequestEndpoint,
-                requiresPushedAuthorizationRequests: metadata.requirePushedAuthorizationRequests
+                requiresPushedAuthorizationRequests: metadata.requirePushedAuthorizationRequests,
+                mutualTLSEndpointAliases: metadata.mutualTLSEndpointAliases
             )
         }
 

@@ -14,6 +14,8 @@ extension OAuth2 {
             case publicClient = "none"
             case clientSecretJWT = "client_secret_jwt"
             case privateKeyJWT = "private_key_jwt"
+            case tlsClientAuth = "tls_client_auth"
+            case selfSignedTLSClientAuth = "self_signed_tls_client_auth"
         }
         private enum CodingKeys: String, CodingKey { case method, secret }
         private let method: Method
@@ -44,6 +46,32 @@ extension OAuth2 {
         /// ([RFC 6749 §2.1](https://www.rfc-editor.org/rfc/rfc6749#section-2.1),
         /// [§3.2.1](https://www.rfc-editor.org/rfc/rfc6749#section-3.2.1)).
         public static let none = Self(method: .publicClient, secret: nil)
+
+        /// `tls_client_auth`: the client proves itself with the certificate it presents in the
+        /// TLS handshake, which the server validates against its trust anchors (PKI) and matches
+        /// with the one subject registered for the client (its DN, or a SAN)
+        /// ([RFC 8705 §2.1](https://www.rfc-editor.org/rfc/rfc8705#section-2.1)). The request
+        /// carries `client_id` in the body and no secret
+        /// ([RFC 8705 §2](https://www.rfc-editor.org/rfc/rfc8705#section-2)).
+        ///
+        /// The certificate is the transport's: give it one (a `ClientIdentity` for
+        /// `NIOHTTP1Transport` or `AsyncHTTPClientTransport`; `URLSessionTransport` on Linux
+        /// cannot present one and refuses it). The core does not see the transport's TLS
+        /// settings (``HTTPTransport`` is one `send`), so a missing identity shows as the server's
+        /// `invalid_client`; a ``Flow`` with this method uses the server's
+        /// `mtls_endpoint_aliases` ([RFC 8705 §5](https://www.rfc-editor.org/rfc/rfc8705#section-5)).
+        public static let tlsClientAuth = Self(method: .tlsClientAuth, secret: nil)
+
+        /// `self_signed_tls_client_auth`: as ``tlsClientAuth``, but the certificate is
+        /// self-signed and the server matches it with the one registered for the client (its
+        /// `jwks` `x5c`, or its SHA-256 thumbprint), without a PKI
+        /// ([RFC 8705 §2.2](https://www.rfc-editor.org/rfc/rfc8705#section-2.2)).
+        public static let selfSignedTLSClientAuth = Self(method: .selfSignedTLSClientAuth, secret: nil)
+
+        /// Whether the client authenticates with its TLS certificate (RFC 8705 §2): the requests
+        /// go to the server's `mtls_endpoint_aliases` when it has them
+        /// ([RFC 8705 §5](https://www.rfc-editor.org/rfc/rfc8705#section-5)).
+        public var usesMutualTLS: Bool { method == .tlsClientAuth || method == .selfSignedTLSClientAuth }
 
         /// `client_secret_jwt`: a JWT signed with HS256 keyed with the client secret, sent as
         /// `client_assertion` ([RFC 7523 §2.2](https://www.rfc-editor.org/rfc/rfc7523#section-2.2),
@@ -106,6 +134,13 @@ extension OAuth2 {
             case (.clientSecretBasic?, let secret?): self = .clientSecretBasic(secret)
             case (.clientSecretPost?, let secret?): self = .clientSecretPost(secret)
             case (.publicClient?, nil): self = .none
+            case (.tlsClientAuth?, nil): self = .tlsClientAuth
+            case (.selfSignedTLSClientAuth?, nil): self = .selfSignedTLSClientAuth
+            case (.tlsClientAuth?, _?), (.selfSignedTLSClientAuth?, _?):
+                throw OAuth2.Error(
+                    .invalidConfiguration,
+                    "'\(methodName)' authenticates with the TLS client certificate: it has no client secret (RFC 8705 §2)"
+                )
             case (nil, _):
                 throw OAuth2.Error(
                     .invalidConfiguration,
@@ -119,7 +154,7 @@ extension OAuth2 {
         }
 
         /// The registered name: `client_secret_basic`, `client_secret_post`, `client_secret_jwt`,
-        /// `private_key_jwt` or `none`.
+        /// `private_key_jwt`, `tls_client_auth`, `self_signed_tls_client_auth` or `none`.
         public var methodName: String { method.rawValue }
 
         public var description: String { "OAuth2.ClientAuthentication(\(method.rawValue))" }
@@ -151,6 +186,9 @@ extension OAuth2 {
                 parameters.append(("client_id", clientID))
                 parameters.append(("client_secret", secret?.reveal() ?? ""))
             case .publicClient:
+                parameters.append(("client_id", clientID))
+            case .tlsClientAuth, .selfSignedTLSClientAuth:
+                // RFC 8705 §2: `client_id` in the body; the certificate is the credential.
                 parameters.append(("client_id", clientID))
             }
         }

@@ -125,6 +125,16 @@ extension OAuth2 {
             try string(name).map(OAuth2.splitScope)
         }
 
+        /// A member that is a JSON object, read with its own strict reader.
+        mutating func object(_ name: String) throws -> JSONObject? {
+            taken.insert(name)
+            switch members[name] {
+            case nil, .null?: return nil
+            case .object(let members)?: return JSONObject(members: members, status: status)
+            default: throw malformed("'\(name)' is not an object")
+            }
+        }
+
         /// The members no typed accessor took.
         var remaining: [String: JSONValue] {
             members.filter { !taken.contains($0.key) }

@@ -27,6 +27,12 @@ extension OAuth2 {
         /// [§12.2](https://openid.net/specs/openid-connect-core-1_0.html#RefreshTokenResponse)).
         public var openIDConnect: OpenIDConnect.RelyingParty?
 
+        /// A client that authenticates with its TLS certificate (``ClientAuthentication/tlsClientAuth``,
+        /// ``ClientAuthentication/selfSignedTLSClientAuth``) talks to the server's
+        /// `mtls_endpoint_aliases` where it gives them
+        /// ([RFC 8705 §5](https://www.rfc-editor.org/rfc/rfc8705#section-5)): ``server`` is then
+        /// ``AuthorizationServer/usingMutualTLSAliases()``.
+        ///
         /// - Parameter now: the clock, in seconds since 1970.
         public init(
             server: AuthorizationServer,
@@ -34,7 +40,7 @@ extension OAuth2 {
             transport: any HTTPTransport,
             now: @escaping @Sendable () -> Int64
         ) {
-            self.server = server
+            self.server = client.authentication.usesMutualTLS ? server.usingMutualTLSAliases() : server
             self.client = client
             self.transport = transport
             self.now = now

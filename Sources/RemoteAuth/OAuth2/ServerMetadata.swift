@@ -37,12 +37,20 @@ extension OAuth2 {
         /// only through its PAR endpoint ([RFC 9126 §5](https://www.rfc-editor.org/rfc/rfc9126#section-5));
         /// absent is `false`.
         public var requirePushedAuthorizationRequests: Bool
+        /// `tls_client_certificate_bound_access_tokens`: the server binds access tokens to the
+        /// client's TLS certificate ([RFC 8705 §3.3](https://www.rfc-editor.org/rfc/rfc8705#section-3.3));
+        /// absent is `false`.
+        public var tlsClientCertificateBoundAccessTokens: Bool
+        /// `mtls_endpoint_aliases`: where a client using mutual TLS sends its requests instead
+        /// ([RFC 8705 §5](https://www.rfc-editor.org/rfc/rfc8705#section-5)).
+        public var mutualTLSEndpointAliases: MutualTLSEndpointAliases?
         public var additionalParameters: [String: JSONValue]
 
         public init(issuer: String, additionalParameters: [String: JSONValue] = [:]) {
             self.issuer = issuer
             self.authorizationResponseIssParameterSupported = false
             self.requirePushedAuthorizationRequests = false
+            self.tlsClientCertificateBoundAccessTokens = false
             self.additionalParameters = additionalParameters
         }
 
@@ -71,6 +79,11 @@ extension OAuth2 {
                 try object.bool("authorization_response_iss_parameter_supported") ?? false
             pushedAuthorizationRequestEndpoint = try object.string("pushed_authorization_request_endpoint")
             requirePushedAuthorizationRequests = try object.bool("require_pushed_authorization_requests") ?? false
+            tlsClientCertificateBoundAccessTokens =
+                try object.bool("tls_client_certificate_bound_access_tokens") ?? false
+            if var aliases = try object.object("mtls_endpoint_aliases") {
+                mutualTLSEndpointAliases = try MutualTLSEndpointAliases(reading: &aliases)
+            }
             additionalParameters = object.remaining
         }
 
@@ -103,8 +116,74 @@ extension OAuth2 {
             if requirePushedAuthorizationRequests {
                 members["require_pushed_authorization_requests"] = .bool(true)
             }
+            if tlsClientCertificateBoundAccessTokens {
+                members["tls_client_certificate_bound_access_tokens"] = .bool(true)
+            }
+            if let mutualTLSEndpointAliases {
+                members["mtls_endpoint_aliases"] = .object(mutualTLSEndpointAliases.members)
+            }
             var container = encoder.singleValueContainer()
             try container.encode(members)
+        }
+
+        /// `mtls_endpoint_aliases` ([RFC 8705 §5](https://www.rfc-editor.org/rfc/rfc8705#section-5)):
+        /// the endpoints a client that authenticates with, or binds its tokens to, a TLS client
+        /// certificate uses in place of the ones of the same name at the top level. The
+        /// authorization endpoint has no alias: the browser goes there.
+        public struct MutualTLSEndpointAliases: Sendable, Hashable {
+            public var tokenEndpoint: String?
+            public var revocationEndpoint: String?
+            public var introspectionEndpoint: String?
+            public var deviceAuthorizationEndpoint: String?
+            public var pushedAuthorizationRequestEndpoint: String?
+            public var userinfoEndpoint: String?
+            /// Aliases of endpoints not named here, written back as they came.
+            public var additionalParameters: [String: JSONValue]
+
+            public init(
+                tokenEndpoint: String? = nil,
+                revocationEndpoint: String? = nil,
+                introspectionEndpoint: String? = nil,
+                deviceAuthorizationEndpoint: String? = nil,
+                pushedAuthorizationRequestEndpoint: String? = nil,
+                userinfoEndpoint: String? = nil,
+                additionalParameters: [String: JSONValue] = [:]
+            ) {
+                self.tokenEndpoint = tokenEndpoint
+                self.revocationEndpoint = revocationEndpoint
+                self.introspectionEndpoint = introspectionEndpoint
+                self.deviceAuthorizationEndpoint = deviceAuthorizationEndpoint
+                self.pushedAuthorizationRequestEndpoint = pushedAuthorizationRequestEndpoint
+                self.userinfoEndpoint = userinfoEndpoint
+                self.additionalParameters = additionalParameters
+            }
+
+            init(reading object: inout JSONObject) throws {
+                self.init(
+                    tokenEndpoint: try object.string("token_endpoint"),
+                    revocationEndpoint: try object.string("revocation_endpoint"),
+                    introspectionEndpoint: try object.string("introspection_endpoint"),
+                    deviceAuthorizationEndpoint: try object.string("device_authorization_endpoint"),
+                    pushedAuthorizationRequestEndpoint: try object.string("pushed_authorization_request_endpoint"),
+                    userinfoEndpoint: try object.string("userinfo_endpoint")
+                )
+                additionalParameters = object.remaining
+            }
+
+            var members: [String: JSONValue] {
+                var members = additionalParameters
+                let strings: [(String, String?)] = [
+                    ("token_endpoint", tokenEndpoint), ("revocation_endpoint", revocationEndpoint),
+                    ("introspection_endpoint", introspectionEndpoint),
+                    ("device_authorization_endpoint", deviceAuthorizationEndpoint),
+                    ("pushed_authorization_request_endpoint", pushedAuthorizationRequestEndpoint),
+                    ("userinfo_endpoint", userinfoEndpoint),
+                ]
+                for (name, value) in strings {
+                    if let value { members[name] = .string(value) }
+                }
+                return members
+            }
         }
 
         /// Which well-known document to fetch.

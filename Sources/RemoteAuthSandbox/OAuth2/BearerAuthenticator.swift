@@ -42,6 +42,16 @@ struct BearerAuthenticator: RouterMiddleware {
             }
             record = found
         }
+        // RFC 8705 §3: a certificate-bound token is taken only over a connection with that certificate.
+        if let bound = record.x5t {
+            guard OAuth2.CertificateBinding.isBound(bound, toPresented: await context.peerCertificate()?.der) else {
+                throw challenge(
+                    .invalidToken,
+                    "this token is bound to a TLS client certificate this connection did not present (RFC 8705 §3)",
+                    status: .unauthorized
+                )
+            }
+        }
         let needed = request.method == .get || request.method == .head ? "statuses:read" : "statuses:write"
         guard record.scope.contains(needed) else {
             throw challenge(

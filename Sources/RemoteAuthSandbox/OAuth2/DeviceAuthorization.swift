@@ -25,9 +25,9 @@ extension TokenRoutes {
     }
 
     /// `POST /oauth2/device_authorization`.
-    func deviceAuthorization(_ request: Request) async throws -> Response {
+    func deviceAuthorization(_ request: Request, peer: PeerCertificate?) async throws -> Response {
         let parameters = try await OAuth2Parameters.body(of: request)
-        let (client, _) = try clients.authenticate(request, parameters)
+        let (client, _) = try await clients.authenticate(request, parameters, peer: peer)
         guard let scope = OAuth2Rules.scope(parameters["scope"], allowed: configuration.oauth2Scopes) else {
             throw OAuth2Problem(.invalidScope, "scope names a scope this server does not grant")
         }

@@ -36,6 +36,9 @@ struct MetadataRoutes: Sendable {
         let requirePushedAuthorizationRequests: Bool
         /// [RFC 9449 §5.1](https://www.rfc-editor.org/rfc/rfc9449#section-5.1).
         var dpopSigningAlgValuesSupported = OAuth2.DPoP.ProofVerifier().allowedAlgorithms.map(\.rawValue).sorted()
+        /// Over TLS: tokens issued to a connection with a client certificate are bound to it
+        /// ([RFC 8705 §3.3](https://www.rfc-editor.org/rfc/rfc8705#section-3.3)); absent over http.
+        var tlsClientCertificateBoundAccessTokens: Bool? = nil
         // OpenID Connect Discovery 1.0 §3.
         let jwksURI: String
         let userinfoEndpoint: String
@@ -66,6 +69,7 @@ struct MetadataRoutes: Sendable {
             case pushedAuthorizationRequestEndpoint = "pushed_authorization_request_endpoint"
             case requirePushedAuthorizationRequests = "require_pushed_authorization_requests"
             case dpopSigningAlgValuesSupported = "dpop_signing_alg_values_supported"
+            case tlsClientCertificateBoundAccessTokens = "tls_client_certificate_bound_access_tokens"
             case jwksURI = "jwks_uri"
             case userinfoEndpoint = "userinfo_endpoint"
             case subjectTypesSupported = "subject_types_supported"
@@ -78,9 +82,14 @@ struct MetadataRoutes: Sendable {
     static let deviceCodeGrant = "urn:ietf:params:oauth:grant-type:device_code"
 
     func metadata(_ issuer: String) -> Metadata {
-        let methods = ["client_secret_basic", "client_secret_post", "client_secret_jwt", "private_key_jwt", "none"]
+        let tls = configuration.tls != nil
+        // RFC 8705 §2: the certificate methods only where there is TLS.
+        let certificateMethods = tls ? [MutualTLS.tlsClientAuth, MutualTLS.selfSignedTLSClientAuth] : []
+        let methods =
+            ["client_secret_basic", "client_secret_post", "client_secret_jwt", "private_key_jwt", "none"]
+            + certificateMethods
         let implicit = configuration.implicitGrant
-        return Metadata(
+        var metadata = Metadata(
             issuer: issuer,
             authorizationEndpoint: issuer + "/oauth2/authorize",
             tokenEndpoint: issuer + "/oauth2/token",
@@ -102,5 +111,7 @@ struct MetadataRoutes: Sendable {
             jwksURI: issuer + "/oauth2/jwks",
             userinfoEndpoint: issuer + "/oauth2/userinfo"
         )
+        if tls { metadata.tlsClientCertificateBoundAccessTokens = true }
+        return metadata
     }
 }

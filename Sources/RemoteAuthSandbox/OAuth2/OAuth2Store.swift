@@ -43,6 +43,9 @@ actor OAuth2Store {
         var family: String?
         /// `cnf.jkt`: the DPoP key the token is bound to ([RFC 9449 §6](https://www.rfc-editor.org/rfc/rfc9449#section-6)).
         var jkt: String? = nil
+        /// `cnf` `x5t#S256`: the TLS client certificate the token is bound to
+        /// ([RFC 8705 §3](https://www.rfc-editor.org/rfc/rfc8705#section-3)).
+        var x5t: String? = nil
     }
 
     struct RefreshToken: Sendable {
@@ -55,6 +58,9 @@ actor OAuth2Store {
         var rotated: Bool
         /// The DPoP key a refresh must prove ([RFC 9449 §5](https://www.rfc-editor.org/rfc/rfc9449#section-5)).
         var jkt: String? = nil
+        /// The TLS client certificate a refresh must present: a public client's, issued over
+        /// mutual TLS ([RFC 8705 §4](https://www.rfc-editor.org/rfc/rfc8705#section-4)).
+        var x5t: String? = nil
     }
 
     struct DeviceCode: Sendable {
@@ -163,7 +169,9 @@ actor OAuth2Store {
         family: String? = nil,
         now: Int64,
         lifetime: Int64,
-        jkt: String? = nil
+        jkt: String? = nil,
+        x5t: String? = nil,
+        refreshX5t: String? = nil
     ) -> (access: String, refresh: String?, family: String) {
         let family = family ?? token()
         let access = token()
@@ -174,7 +182,8 @@ actor OAuth2Store {
             issuedAt: now,
             expiresAt: now + lifetime,
             family: refresh ? family : nil,
-            jkt: jkt
+            jkt: jkt,
+            x5t: x5t
         )
         var refreshToken: String? = nil
         if refresh {
@@ -186,7 +195,8 @@ actor OAuth2Store {
                 issuedAt: now,
                 family: family,
                 rotated: false,
-                jkt: jkt
+                jkt: jkt,
+                x5t: refreshX5t
             )
             refreshToken = value
         }

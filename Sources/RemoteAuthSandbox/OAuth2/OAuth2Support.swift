@@ -122,7 +122,9 @@ struct OAuth2Parameters: Sendable {
 
 /// Client authentication at the token, device, revocation and introspection endpoints
 /// ([RFC 6749 §2.3](https://www.rfc-editor.org/rfc/rfc6749#section-2.3)): `client_secret_basic`,
-/// `client_secret_post`, or `none` for a public client; exactly one method per request.
+/// `client_secret_post`, `client_secret_jwt`, `private_key_jwt`, `tls_client_auth`,
+/// `self_signed_tls_client_auth` ([RFC 8705 §2](https://www.rfc-editor.org/rfc/rfc8705#section-2)),
+/// or `none` for a public client; exactly one method per request.
 struct OAuth2ClientAuthentication: Sendable {
     let configuration: SandboxConfiguration
     /// Verifies `client_assertion`s (`private_key_jwt`, `client_secret_jwt`).
@@ -133,14 +135,18 @@ struct OAuth2ClientAuthentication: Sendable {
         case clientSecretPost = "client_secret_post"
         case clientSecretJWT = "client_secret_jwt"
         case privateKeyJWT = "private_key_jwt"
+        case tlsClientAuth = "tls_client_auth"
+        case selfSignedTLSClientAuth = "self_signed_tls_client_auth"
         case none
     }
 
+    /// - Parameter peer: the certificate of the request's TLS connection, if any.
     func authenticate(
         _ request: Request,
-        _ parameters: OAuth2Parameters
-    ) throws(OAuth2Problem) -> (client: SandboxConfiguration.OAuth2Client, method: Method) {
-        let result = try authenticateAnyMethod(request, parameters)
+        _ parameters: OAuth2Parameters,
+        peer: PeerCertificate?
+    ) async throws(OAuth2Problem) -> (client: SandboxConfiguration.OAuth2Client, method: Method) {
+        let result = try await authenticateAnyMethod(request, parameters, peer: peer)
         if let registered = result.client.tokenEndpointAuthMethod, registered != result.method.rawValue {
             throw OAuth2Problem(.invalidClient, "the client is registered for \(registered)", status: .unauthorized)
         }
@@ -149,8 +155,9 @@ struct OAuth2ClientAuthentication: Sendable {
 
     private func authenticateAnyMethod(
         _ request: Request,
-        _ parameters: OAuth2Parameters
-    ) throws(OAuth2Problem) -> (client: SandboxConfiguration.OAuth2Client, method: Method) {
+        _ parameters: OAuth2Parameters,
+        peer: PeerCertificate?
+    ) async throws(OAuth2Problem) -> (client: SandboxConfiguration.OAuth2Client, method: Method) {
         if let assertion = parameters["client_assertion"] {
             guard request.headers[.authorization] == nil, parameters["client_secret"] == nil, let openID else {
                 throw OAuth2Problem(
@@ -192,6 +199,16 @@ struct OAuth2ClientAuthentication: Sendable {
         }
         guard let client = client(id) else {
             throw OAuth2Problem(.invalidClient, "client authentication failed")
+        }
+        if client.usesMutualTLS, let method = client.tokenEndpointAuthMethod, parameters["client_secret"] == nil {
+            // RFC 8705 §2: `client_id` in the body, the certificate of the connection as the credential.
+            try await MutualTLS.authenticate(
+                client,
+                method: method,
+                peer: peer,
+                clientCAs: MutualTLS.clientCAs(configuration)
+            )
+            return (client, method == MutualTLS.tlsClientAuth ? .tlsClientAuth : .selfSignedTLSClientAuth)
         }
         if let presented = parameters["client_secret"] {
             guard let expected = client.secret, constantTimeEquals(expected, presented) else {

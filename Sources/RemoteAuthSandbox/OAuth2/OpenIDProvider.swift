@@ -257,14 +257,20 @@ struct OpenIDRoutes: Sendable {
         routes.get("jwks") { _, _ in
             OAuth2JSON.response(provider.jwks(now: configuration.now()))
         }
-        routes.get("userinfo") { request, _ in try await userInfo(request) }
-        routes.post("userinfo") { request, _ in try await userInfo(request) }
+        routes.get("userinfo") { request, context in
+            try await userInfo(request, peer: await context.peerCertificate())
+        }
+        routes.post("userinfo") { request, context in
+            try await userInfo(request, peer: await context.peerCertificate())
+        }
         return routes
     }
 
     /// UserInfo ([Core §5.3](https://openid.net/specs/openid-connect-core-1_0.html#UserInfo)):
-    /// a Bearer access token granted `openid`; the claims of its scope.
-    func userInfo(_ request: Request) async throws -> Response {
+    /// a Bearer access token granted `openid`; the claims of its scope. A certificate-bound
+    /// token only over a connection with that certificate
+    /// ([RFC 8705 §3](https://www.rfc-editor.org/rfc/rfc8705#section-3)).
+    func userInfo(_ request: Request, peer: PeerCertificate?) async throws -> Response {
         let authorizations = request.headers[values: .authorization]
         guard authorizations.count == 1, let token = authorizations.first.flatMap(BearerAuthenticator.bearerToken)
         else {
@@ -279,6 +285,13 @@ struct OpenIDRoutes: Sendable {
                 status: .unauthorized,
                 error: "invalid_token",
                 description: "the access token is unknown, expired or revoked"
+            )
+        }
+        if let bound = record.x5t, !OAuth2.CertificateBinding.isBound(bound, toPresented: peer?.der) {
+            throw OpenIDBearerProblem(
+                status: .unauthorized,
+                error: "invalid_token",
+                description: "the access token is bound to a TLS client certificate this connection did not present"
             )
         }
         guard record.scope.contains("openid") else {

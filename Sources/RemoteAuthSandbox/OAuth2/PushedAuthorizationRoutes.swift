@@ -13,7 +13,7 @@ struct PushedAuthorizationRoutes: Sendable {
 
     var collection: RouteCollection<SandboxRequestContext> {
         let routes = RouteCollection(context: SandboxRequestContext.self)
-        routes.post("par") { request, _ in try await push(request) }
+        routes.post("par") { request, context in try await push(request, peer: await context.peerCertificate()) }
         return routes
     }
 
@@ -28,9 +28,10 @@ struct PushedAuthorizationRoutes: Sendable {
         }
     }
 
-    func push(_ request: Request) async throws -> Response {
+    func push(_ request: Request, peer: PeerCertificate?) async throws -> Response {
         let parameters = try await OAuth2Parameters.body(of: request)
-        let (client, _) = try OAuth2ClientAuthentication(configuration: configuration).authenticate(request, parameters)
+        let (client, _) = try await OAuth2ClientAuthentication(configuration: configuration)
+            .authenticate(request, parameters, peer: peer)
         // §2.1: request_uri is not allowed in a pushed request.
         guard parameters["request_uri"] == nil else {
             throw OAuth2Problem(.invalidRequest, "request_uri is not allowed in a pushed request (RFC 9126 §2.1)")

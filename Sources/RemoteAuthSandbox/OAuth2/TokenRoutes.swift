@@ -19,10 +19,14 @@ struct TokenRoutes: Sendable {
 
     var collection: RouteCollection<SandboxRequestContext> {
         let routes = RouteCollection(context: SandboxRequestContext.self)
-        routes.post("token") { request, _ in try await token(request) }
-        routes.post("revoke") { request, _ in try await revoke(request) }
-        routes.post("introspect") { request, _ in try await introspect(request) }
-        routes.post("device_authorization") { request, _ in try await deviceAuthorization(request) }
+        routes.post("token") { request, context in try await token(request, peer: await context.peerCertificate()) }
+        routes.post("revoke") { request, context in try await revoke(request, peer: await context.peerCertificate()) }
+        routes.post("introspect") { request, context in
+            try await introspect(request, peer: await context.peerCertificate())
+        }
+        routes.post("device_authorization") { request, context in
+            try await deviceAuthorization(request, peer: await context.peerCertificate())
+        }
         return routes
     }
 
@@ -49,13 +53,16 @@ struct TokenRoutes: Sendable {
     // MARK: Token endpoint
 
     /// `POST /oauth2/token`.
-    func token(_ request: Request) async throws -> Response {
+    ///
+    /// Tokens issued to a connection with a client certificate are bound to it, whatever the
+    /// client authentication: `cnf` `x5t#S256` ([RFC 8705 §3](https://www.rfc-editor.org/rfc/rfc8705#section-3)).
+    func token(_ request: Request, peer: PeerCertificate?) async throws -> Response {
         let parameters = try await OAuth2Parameters.body(of: request)
-        let (client, _) = try clients.authenticate(request, parameters)
+        let (client, _) = try await clients.authenticate(request, parameters, peer: peer)
         let now = configuration.now()
         // RFC 9449 §5: a proof binds the tokens to its key.
         let jkt = try await dpopBinding(request, client: client)
-        var response = try await token(parameters, client: client, now: now, jkt: jkt)
+        var response = try await token(parameters, client: client, now: now, jkt: jkt, x5t: peer?.thumbprint)
         response.headers.append(contentsOf: await dpopResponseHeaders())
         return response
     }
@@ -64,15 +71,16 @@ struct TokenRoutes: Sendable {
         _ parameters: OAuth2Parameters,
         client: SandboxConfiguration.OAuth2Client,
         now: Int64,
-        jkt: String?
+        jkt: String?,
+        x5t: String? = nil
     ) async throws -> Response {
         switch parameters["grant_type"] {
         case nil:
             throw OAuth2Problem(.invalidRequest, "grant_type is missing")
         case "authorization_code":
-            return try await authorizationCode(parameters, client: client, now: now, jkt: jkt)
+            return try await authorizationCode(parameters, client: client, now: now, jkt: jkt, x5t: x5t)
         case "refresh_token":
-            return try await refresh(parameters, client: client, now: now, jkt: jkt)
+            return try await refresh(parameters, client: client, now: now, jkt: jkt, x5t: x5t)
         case "client_credentials":
             guard client.isConfidential else {
                 throw OAuth2Problem(.unauthorizedClient, "client_credentials is for confidential clients")
@@ -87,7 +95,8 @@ struct TokenRoutes: Sendable {
                 refresh: false,
                 now: now,
                 lifetime: configuration.accessTokenTTL,
-                jkt: jkt
+                jkt: jkt,
+                x5t: x5t
             )
             return tokenResponse(issued.access, refresh: nil, scope: scope, jkt: jkt)
         case MetadataRoutes.deviceCodeGrant:
@@ -105,7 +114,9 @@ struct TokenRoutes: Sendable {
                     refresh: true,
                     now: now,
                     lifetime: configuration.accessTokenTTL,
-                    jkt: jkt
+                    jkt: jkt,
+                    x5t: x5t,
+                    refreshX5t: Self.refreshBinding(x5t, client: client)
                 )
                 return tokenResponse(issued.access, refresh: issued.refresh, scope: record.scope, jkt: jkt)
             }
@@ -120,7 +131,8 @@ struct TokenRoutes: Sendable {
         _ parameters: OAuth2Parameters,
         client: SandboxConfiguration.OAuth2Client,
         now: Int64,
-        jkt: String? = nil
+        jkt: String? = nil,
+        x5t: String? = nil
     ) async throws -> Response {
         guard let code = parameters["code"] else { throw OAuth2Problem(.invalidRequest, "code is missing") }
         guard let verifier = parameters["code_verifier"] else {
@@ -148,7 +160,9 @@ struct TokenRoutes: Sendable {
             refresh: true,
             now: now,
             lifetime: configuration.accessTokenTTL,
-            jkt: jkt
+            jkt: jkt,
+            x5t: x5t,
+            refreshX5t: Self.refreshBinding(x5t, client: client)
         )
         await store.bindCode(code, family: issued.family)
         var idToken: String?
@@ -178,13 +192,21 @@ struct TokenRoutes: Sendable {
         _ parameters: OAuth2Parameters,
         client: SandboxConfiguration.OAuth2Client,
         now: Int64,
-        jkt: String? = nil
+        jkt: String? = nil,
+        x5t: String? = nil
     ) async throws -> Response {
         guard let value = parameters["refresh_token"] else {
             throw OAuth2Problem(.invalidRequest, "refresh_token is missing")
         }
         if let current = await store.refreshToken(value), current.clientID == client.id {
             try Self.checkRefreshBinding(current.jkt, proof: jkt)
+            // RFC 8705 §4: a refresh token issued over mutual TLS is refreshed with the same certificate.
+            if let bound = current.x5t, !(x5t.map { constantTimeEquals($0, bound) } ?? false) {
+                throw OAuth2Problem(
+                    .invalidGrant,
+                    "the refresh token is bound to another TLS client certificate (RFC 8705 §4)"
+                )
+            }
         }
         if let asked = parameters["scope"], let current = await store.refreshToken(value),
             current.clientID == client.id, OAuth2Rules.scope(asked, allowed: current.scope) == nil
@@ -204,7 +226,11 @@ struct TokenRoutes: Sendable {
                 family: record.family,
                 now: now,
                 lifetime: configuration.accessTokenTTL,
-                jkt: record.jkt ?? jkt
+                jkt: record.jkt ?? jkt,
+                // §3.1: the new access token is bound to this connection's certificate; §4: a
+                // public client's refresh token stays bound to the one it was issued to.
+                x5t: x5t,
+                refreshX5t: record.x5t
             )
             var idToken: String?
             // OpenID Connect Core §12.2: a new ID token, same iss, sub, aud and auth_time, no nonce.
@@ -242,9 +268,9 @@ struct TokenRoutes: Sendable {
 
     /// `POST /oauth2/revoke`: `200` whether or not the token was known
     /// ([RFC 7009 §2.2](https://www.rfc-editor.org/rfc/rfc7009#section-2.2)).
-    func revoke(_ request: Request) async throws -> Response {
+    func revoke(_ request: Request, peer: PeerCertificate?) async throws -> Response {
         let parameters = try await OAuth2Parameters.body(of: request)
-        let (client, _) = try clients.authenticate(request, parameters)
+        let (client, _) = try await clients.authenticate(request, parameters, peer: peer)
         guard let token = parameters["token"] else { throw OAuth2Problem(.invalidRequest, "token is missing") }
         await store.revoke(token, clientID: client.id, refreshFirst: parameters["token_type_hint"] == "refresh_token")
         return Response(status: .ok, headers: [.cacheControl: "no-store"])
@@ -259,7 +285,8 @@ struct TokenRoutes: Sendable {
         var tokenType: String? = nil
         var exp: Int64? = nil
         var iat: Int64? = nil
-        /// `cnf.jkt` of a DPoP-bound token ([RFC 9449 §6.2](https://www.rfc-editor.org/rfc/rfc9449#section-6.2)).
+        /// `cnf.jkt` of a DPoP-bound token ([RFC 9449 §6.2](https://www.rfc-editor.org/rfc/rfc9449#section-6.2)),
+        /// `cnf` `x5t#S256` of a certificate-bound one ([RFC 8705 §3.2](https://www.rfc-editor.org/rfc/rfc8705#section-3.2)).
         var cnf: [String: String]? = nil
 
         enum CodingKeys: String, CodingKey {
@@ -271,9 +298,9 @@ struct TokenRoutes: Sendable {
 
     /// `POST /oauth2/introspect`: a confidential client may ask about any token, a public one
     /// about its own; anything else is `{"active":false}`.
-    func introspect(_ request: Request) async throws -> Response {
+    func introspect(_ request: Request, peer: PeerCertificate?) async throws -> Response {
         let parameters = try await OAuth2Parameters.body(of: request)
-        let (client, _) = try clients.authenticate(request, parameters)
+        let (client, _) = try await clients.authenticate(request, parameters, peer: peer)
         guard let token = parameters["token"] else { throw OAuth2Problem(.invalidRequest, "token is missing") }
         let now = configuration.now()
         func visible(_ owner: String) -> Bool { client.isConfidential || owner == client.id }
@@ -287,7 +314,7 @@ struct TokenRoutes: Sendable {
                     tokenType: access.jkt == nil ? "Bearer" : OAuth2.DPoP.tokenType,
                     exp: access.expiresAt,
                     iat: access.issuedAt,
-                    cnf: access.jkt.map { ["jkt": $0] }
+                    cnf: Self.confirmation(jkt: access.jkt, x5t: access.x5t)
                 )
             )
         }
@@ -299,10 +326,25 @@ struct TokenRoutes: Sendable {
                     clientID: refresh.clientID,
                     username: refresh.user,
                     iat: refresh.issuedAt,
-                    cnf: refresh.jkt.map { ["jkt": $0] }
+                    cnf: Self.confirmation(jkt: refresh.jkt, x5t: refresh.x5t)
                 )
             )
         }
         return OAuth2JSON.response(IntrospectionJSON(active: false))
+    }
+
+    /// The certificate a refresh token is bound to ([RFC 8705 §4](https://www.rfc-editor.org/rfc/rfc8705#section-4)):
+    /// a public client's is the one it was issued over; a confidential client's refresh token is
+    /// bound to the client's authentication instead, so that it survives a new certificate.
+    static func refreshBinding(_ x5t: String?, client: SandboxConfiguration.OAuth2Client) -> String? {
+        client.isConfidential ? nil : x5t
+    }
+
+    /// The `cnf` member: `jkt` (RFC 9449 §6) and `x5t#S256` (RFC 8705 §3.1), or `nil`.
+    static func confirmation(jkt: String?, x5t: String?) -> [String: String]? {
+        var cnf: [String: String] = [:]
+        if let jkt { cnf["jkt"] = jkt }
+        if let x5t { cnf[OAuth2.CertificateBinding.confirmationMember] = x5t }
+        return cnf.isEmpty ? nil : cnf
     }
 }

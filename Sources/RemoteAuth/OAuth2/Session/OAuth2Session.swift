@@ -45,6 +45,13 @@ extension OAuth2 {
         /// the key itself; whoever restores the session loads it from there
         /// (``client(assertionKey:now:random:)``).
         public var clientKeyReference: String?
+        /// Where the TLS client certificate is kept (the CLI: file paths), never the key itself,
+        /// for a session whose client authenticates with it (`tls_client_auth`,
+        /// `self_signed_tls_client_auth`, [RFC 8705 §2](https://www.rfc-editor.org/rfc/rfc8705#section-2))
+        /// or whose tokens are bound to it ([RFC 8705 §3](https://www.rfc-editor.org/rfc/rfc8705#section-3)):
+        /// refreshes and resource requests must present the same certificate. A file written
+        /// before it has none and still decodes.
+        public var clientCertificate: ClientCertificateReference?
 
         public init(
             tokens: Tokens,
@@ -58,7 +65,8 @@ extension OAuth2 {
             scope: [String]? = nil,
             resourceOrigins: [String] = [],
             dpopKey: JOSE.JWK? = nil,
-            clientKeyReference: String? = nil
+            clientKeyReference: String? = nil,
+            clientCertificate: ClientCertificateReference? = nil
         ) {
             self.tokens = tokens
             self.issuer = issuer
@@ -72,6 +80,7 @@ extension OAuth2 {
             self.resourceOrigins = resourceOrigins
             self.dpopKey = dpopKey
             self.clientKeyReference = clientKeyReference
+            self.clientCertificate = clientCertificate
         }
 
         /// ``resourceOrigins`` as scopes, for ``InMemoryCredentialStore/add(_:for:allowingPlainHTTP:)``.
@@ -92,6 +101,7 @@ extension OAuth2 {
                 parts.append("dpopKey: \((try? dpopKey.thumbprint()).map { "jkt \($0)" } ?? "<redacted>")")
             }
             if let clientKeyReference { parts.append("clientKeyReference: \(clientKeyReference)") }
+            if let clientCertificate { parts.append("clientCertificate: \(clientCertificate.certificate)") }
             return "OAuth2.Session(\(parts.joined(separator: ", ")), tokens: \(tokens))"
         }
 
@@ -113,6 +123,24 @@ extension OAuth2 {
 }
 
 extension OAuth2.Session {
+    /// Where a session's TLS client certificate is kept, as its owner names it (the CLI: the
+    /// paths of `--cert` and `--key`, and `--cert-type`); never the private key.
+    /// [RFC 8705 §2](https://www.rfc-editor.org/rfc/rfc8705#section-2)
+    public struct ClientCertificateReference: Sendable, Hashable, Codable {
+        /// The certificate (chain) file, PEM or PKCS#12.
+        public var certificate: String
+        /// The private key file, for a PEM certificate.
+        public var key: String?
+        /// `pem` or `p12`.
+        public var format: String
+
+        public init(certificate: String, key: String? = nil, format: String = "pem") {
+            self.certificate = certificate
+            self.key = key
+            self.format = format
+        }
+    }
+
     /// How a client authenticates at the token endpoint, by its registered name
     /// (`token_endpoint_auth_method`): an open registry, so a method we have never seen still
     /// round-trips. [RFC 7591 §2](https://www.rfc-editor.org/rfc/rfc7591#section-2),
@@ -138,6 +166,13 @@ extension OAuth2.Session {
         /// A JWT signed with the client's private key (not stored: see ``OAuth2/Session/clientKeyReference``).
         /// [RFC 7523 §2.2](https://www.rfc-editor.org/rfc/rfc7523#section-2.2)
         public static let privateKeyJWT = Self(rawValue: "private_key_jwt")
+        /// The TLS client certificate, issued by a CA the server trusts (not stored: see
+        /// ``OAuth2/Session/clientCertificate``).
+        /// [RFC 8705 §2.1](https://www.rfc-editor.org/rfc/rfc8705#section-2.1)
+        public static let tlsClientAuth = Self(rawValue: "tls_client_auth")
+        /// A self-signed TLS client certificate the server has registered.
+        /// [RFC 8705 §2.2](https://www.rfc-editor.org/rfc/rfc8705#section-2.2)
+        public static let selfSignedTLSClientAuth = Self(rawValue: "self_signed_tls_client_auth")
 
         public init(from decoder: any Decoder) throws {
             rawValue = try decoder.singleValueContainer().decode(String.self)
