@@ -213,3 +213,46 @@ import Testing
         #expect(Secret("").isEmpty)
     }
 }
+
+/// Base64url without padding (RFC 4648 §5, RFC 7515 §2), canonical only: the decoder accepts a
+/// string exactly when re-encoding what it decodes gives the string back (RFC 4648 §3.5: the pad
+/// bits of the last group are zero), checked for every last group of 2 and 3 characters.
+@Suite struct Base64URLTests {
+    static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+
+    @Test func acceptsExactlyTheCanonicalEncodings() {
+        var accepted = 0
+        for length in [2, 3] {
+            let total = length == 2 ? 64 * 64 : 64 * 64 * 64
+            for number in 0..<total {
+                var digits: [UInt8] = []
+                var rest = number
+                for _ in 0..<length {
+                    digits.append(Self.alphabet[rest % 64])
+                    rest /= 64
+                }
+                let text = "AAAA" + String(decoding: digits, as: UTF8.self)
+                let decoded = RemoteAuthBase64URL.decode(text)
+                if let decoded {
+                    accepted += 1
+                    #expect(RemoteAuthBase64URL.encode(decoded) == text)
+                    #expect(decoded.count == 3 + length - 1)
+                }
+            }
+        }
+        // 2 characters carry one octet (256 canonical strings), 3 carry two (65,536).
+        #expect(accepted == 256 + 65_536)
+    }
+
+    @Test func refusesWhatIsNotBase64URL() {
+        for text in ["A", "AAAAA", "AA==", "AA=", "A+", "A/", "A A", "QQ\n", "é", "QR"] {
+            #expect(RemoteAuthBase64URL.decode(text) == nil, "\(text)")
+        }
+        #expect(RemoteAuthBase64URL.decode("") == [])
+        #expect(RemoteAuthBase64URL.decode("QQ") == [0x41])
+        #expect(RemoteAuthBase64URL.decode("_-8") == [0xFF, 0xEF])
+        // RFC 7515 Appendix C's example: [3, 236, 255, 224, 193] is "A-z_4ME".
+        #expect(RemoteAuthBase64URL.decode("A-z_4ME") == [3, 236, 255, 224, 193])
+        #expect(RemoteAuthBase64URL.encode([3, 236, 255, 224, 193]) == "A-z_4ME")
+    }
+}

@@ -32,16 +32,24 @@ extension JOSE {
         public static func sign(
             _ payload: some Collection<UInt8>, with key: SigningKey, protectedHeader: some Collection<UInt8>
         ) throws -> String {
+            try sign(Array(payload), with: key, encodedHeader: RemoteAuthBase64URL.encode(protectedHeader))
+        }
+
+        /// Signs `payload` under a protected header already in base64url (a DPoP prover encodes
+        /// its header once), in one buffer: the signing input, then the signature appended.
+        static func sign(_ payload: [UInt8], with key: SigningKey, encodedHeader: String) throws -> String {
             // 1–4. BASE64URL(UTF8(JWS Protected Header)) || '.' || BASE64URL(JWS Payload).
-            var compact = RemoteAuthBase64URL.encode(protectedHeader)
-            compact += "."
-            compact += RemoteAuthBase64URL.encode(payload)
+            var compact: [UInt8] = []
+            compact.reserveCapacity(encodedHeader.utf8.count + 1 + (payload.count * 4 + 2) / 3 + 1 + 700)
+            compact.append(contentsOf: encodedHeader.utf8)
+            compact.append(UInt8(ascii: "."))
+            RemoteAuthBase64URL.append(encoding: payload, to: &compact)
             // 5. The signature over the ASCII of that input.
-            let signature = try key.signature(for: Array(compact.utf8))
+            let signature = try key.signature(for: compact)
             // 6–7. Compact serialization.
-            compact += "."
-            compact += RemoteAuthBase64URL.encode(signature)
-            return compact
+            compact.append(UInt8(ascii: "."))
+            RemoteAuthBase64URL.append(encoding: signature, to: &compact)
+            return String(decoding: compact, as: UTF8.self)
         }
 
         /// Signs the JSON of `claims` (members sorted): a JWT.
@@ -70,7 +78,7 @@ extension JOSE {
         /// The payload octets.
         public let payload: [UInt8]
         /// The JWS Signing Input: the first two parts and the dot between them.
-        let signingInput: Substring.UTF8View
+        let signingInput: [UInt8]
         let signature: [UInt8]
 
         /// The default bound on a compact JWS's length: 64 KiB, far above any ID token or proof.
@@ -85,13 +93,35 @@ extension JOSE {
             guard compact.utf8.count <= maximumLength else {
                 throw JOSE.Error(.tooLarge, "a JWS of \(compact.utf8.count) characters (the limit is \(maximumLength))")
             }
+            var compact = compact
+            let parsed = try compact.withUTF8 { try Self.parse($0) }
+            self.header = parsed.header
+            self.algorithm = parsed.algorithm
+            self.keyID = parsed.keyID
+            self.type = parsed.type
+            self.payload = parsed.payload
+            self.signature = parsed.signature
+            self.signingInput = parsed.signingInput
+        }
+
+        /// Steps 1–6 of RFC 7515 §5.2 over the octets of the compact serialization.
+        private static func parse(_ compact: UnsafeBufferPointer<UInt8>) throws -> (
+            header: [String: JSONValue], algorithm: Algorithm, keyID: String?, type: String?, payload: [UInt8],
+            signature: [UInt8], signingInput: [UInt8]
+        ) {
             // 1. Three parts separated by two dots (a JWE has five: refused here).
-            let parts = compact.split(separator: ".", maxSplits: 3, omittingEmptySubsequences: false)
-            guard parts.count == 3 else {
-                throw JOSE.Error(.malformed, "a compact JWS has 3 dot-separated parts, not \(parts.count)")
+            var dots: (first: Int, second: Int) = (-1, -1)
+            var dotCount = 0
+            for index in compact.indices where compact[index] == UInt8(ascii: ".") {
+                dotCount += 1
+                if dotCount == 1 { dots.first = index } else if dotCount == 2 { dots.second = index }
             }
+            guard dotCount == 2 else {
+                throw JOSE.Error(.malformed, "a compact JWS has 3 dot-separated parts, not \(dotCount + 1)")
+            }
+            func part(_ range: Range<Int>) -> UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(rebasing: compact[range]) }
             // 2–3. The header: canonical base64url of a JSON object.
-            guard let headerBytes = RemoteAuthBase64URL.decode(parts[0]) else {
+            guard let headerBytes = RemoteAuthBase64URL.decode(bytes: part(0..<dots.first)) else {
                 throw JOSE.Error(.malformed, "the header is not base64url")
             }
             guard let header = try? JSONValue.parseObject(headerBytes) else {
@@ -111,19 +141,13 @@ extension JOSE {
                 type = value
             }
             // 5–6. The payload and the signature.
-            guard let payload = RemoteAuthBase64URL.decode(parts[1]) else {
+            guard let payload = RemoteAuthBase64URL.decode(bytes: part(dots.first + 1..<dots.second)) else {
                 throw JOSE.Error(.malformed, "the payload is not base64url")
             }
-            guard let signature = RemoteAuthBase64URL.decode(parts[2]) else {
+            guard let signature = RemoteAuthBase64URL.decode(bytes: part(dots.second + 1..<compact.count)) else {
                 throw JOSE.Error(.malformed, "the signature is not base64url")
             }
-            self.header = header
-            self.algorithm = Algorithm(rawValue: alg)
-            self.keyID = keyID
-            self.type = type
-            self.payload = payload
-            self.signature = signature
-            self.signingInput = compact[parts[0].startIndex..<parts[1].endIndex].utf8
+            return (header, Algorithm(rawValue: alg), keyID, type, payload, signature, Array(part(0..<dots.second)))
         }
 
         /// Checks the header against the rules every verification shares, before any key is

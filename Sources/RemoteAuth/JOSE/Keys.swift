@@ -348,8 +348,7 @@ extension JOSE {
 
         /// Whether `signature` is this key's signature of `input` with `algorithm` (which
         /// ``check(_:)`` must allow first).
-        func isValidSignature(_ signature: [UInt8], for input: some Collection<UInt8>, algorithm: Algorithm) -> Bool {
-            let input = Array(input)
+        func isValidSignature(_ signature: [UInt8], for input: [UInt8], algorithm: Algorithm) -> Bool {
             switch backing {
             case .p256(let key):
                 guard signature.count == 64,

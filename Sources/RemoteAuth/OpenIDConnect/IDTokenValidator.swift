@@ -72,6 +72,8 @@ extension OpenIDConnect {
         public var trustedAudiences: Set<String>
         /// The HS256 key, when HS256 is allowed.
         private let clientSecret: Secret?
+        /// ``allowedAlgorithms`` without HS256: what the issuer's keys may verify.
+        private let asymmetricAlgorithms: Set<JOSE.Algorithm>
 
         /// - Parameters:
         ///   - issuer: the issuer identifier, as discovery returned (and checked) it.
@@ -125,6 +127,7 @@ extension OpenIDConnect {
             self.clientID = clientID
             self.keys = keys
             self.allowedAlgorithms = allowed
+            self.asymmetricAlgorithms = allowed.subtracting([.hs256])
             self.leeway = leeway
             self.trustedAudiences = trustedAudiences
         }
@@ -216,12 +219,11 @@ extension OpenIDConnect {
                     try jws.verify(with: key, allowing: [.hs256])
                     return
                 }
-                let asymmetric = allowedAlgorithms.subtracting([.hs256])
                 switch keys {
                 case .keySetCache(let cache):
-                    try await cache.verify(jws, allowing: asymmetric)
+                    try await cache.verify(jws, allowing: asymmetricAlgorithms)
                 case .keys(let keys):
-                    try jws.verify(with: keys, allowing: asymmetric)
+                    try jws.verify(with: keys, allowing: asymmetricAlgorithms)
                 }
             } catch let error as JOSE.Error {
                 throw Self.map(error)

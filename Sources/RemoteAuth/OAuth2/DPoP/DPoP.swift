@@ -41,17 +41,18 @@ extension OAuth2.DPoP {
     /// `htu`: the request's URI without its query and fragment.
     /// [RFC 9449 §4.2](https://www.rfc-editor.org/rfc/rfc9449#section-4.2)
     public static func htu(_ url: String) -> String {
-        var end = url.endIndex
-        if let mark = url.firstIndex(where: { $0 == "?" || $0 == "#" }) { end = mark }
-        return String(url[..<end])
+        guard let mark = url.utf8.firstIndex(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) else {
+            return url
+        }
+        return String(url[..<mark])
     }
 
     /// The origin (`scheme://authority`, lowercased, default port dropped) a nonce is kept for:
     /// each authorization server and resource server gives its own.
     /// [RFC 9449 §8](https://www.rfc-editor.org/rfc/rfc9449#section-8), [§9](https://www.rfc-editor.org/rfc/rfc9449#section-9)
     public static func origin(of url: String) -> String {
-        guard let target = URIComparison(url) else { return url.lowercased() }
-        return target.scheme + "://" + target.authority
+        guard let (scheme, authority, _) = URIComparison.origin(url) else { return url.lowercased() }
+        return scheme + "://" + authority
     }
 
     /// Whether `token_type` is `DPoP`, compared case-insensitively
@@ -118,7 +119,8 @@ extension OAuth2.DPoP {
             member("htm", method.rawValue, first: true)
         }
         member("htu", htu(url))
-        json += Array(",\"iat\":\(issuedAt)".utf8)
+        json.append(contentsOf: ",\"iat\":".utf8)
+        json.append(contentsOf: String(issuedAt).utf8)
         member("jti", jti)
         if let nonce { member("nonce", nonce) }
         json.append(UInt8(ascii: "}"))
@@ -129,6 +131,12 @@ extension OAuth2.DPoP {
     /// ([RFC 8259 §7](https://www.rfc-editor.org/rfc/rfc8259#section-7)).
     static func appendJSONString(_ string: String, to json: inout [UInt8]) {
         json.append(UInt8(ascii: "\""))
+        // Most values need no escape: copied whole.
+        if string.utf8.allSatisfy({ $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
+            json.append(contentsOf: string.utf8)
+            json.append(UInt8(ascii: "\""))
+            return
+        }
         for byte in string.utf8 {
             switch byte {
             case UInt8(ascii: "\""), UInt8(ascii: "\\"):

@@ -18,7 +18,9 @@ extension OAuth2.DPoP {
         public init() {}
 
         /// The nonce to put in the next proof for `url`, if its origin gave one.
-        public func nonce(for url: String) -> String? { nonces[OAuth2.DPoP.origin(of: url)] }
+        public func nonce(for url: String) -> String? {
+            nonces.isEmpty ? nil : nonces[OAuth2.DPoP.origin(of: url)]
+        }
 
         /// Remembers the `DPoP-Nonce` of a response to a request for `url` (any status: a `200`
         /// may carry the next nonce). A value that is not `1*NQCHAR` is ignored.
@@ -87,8 +89,8 @@ extension OAuth2.DPoP {
         /// Its RFC 7638 thumbprint: the `jkt` tokens are bound to.
         /// [RFC 9449 §6.1](https://www.rfc-editor.org/rfc/rfc9449#section-6.1)
         public let thumbprint: String
-        /// The protected header, the same for every proof.
-        private let header: [UInt8]
+        /// The protected header in base64url, the same for every proof.
+        private let encodedHeader: String
         private let now: @Sendable () -> Int64
         private let random: RandomSource
         /// The nonces per origin; the lock guards only this value.
@@ -106,7 +108,7 @@ extension OAuth2.DPoP {
             self.key = key
             self.publicJWK = jwk
             self.thumbprint = thumbprint
-            self.header = try OAuth2.DPoP.header(algorithm: key.algorithm, jwk: jwk)
+            self.encodedHeader = RemoteAuthBase64URL.encode(try OAuth2.DPoP.header(algorithm: key.algorithm, jwk: jwk))
             self.now = now
             self.random = random
             self.nonces = Mutex(NonceStore())
@@ -135,7 +137,7 @@ extension OAuth2.DPoP {
                 accessToken: accessToken,
                 nonce: nonce(for: url)
             )
-            return try JOSE.JWS.sign(claims, with: key, protectedHeader: header)
+            return try JOSE.JWS.sign(claims, with: key, encodedHeader: encodedHeader)
         }
 
         /// The nonce the next proof for `url` carries.

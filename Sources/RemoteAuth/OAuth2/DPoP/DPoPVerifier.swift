@@ -291,36 +291,46 @@ struct URIComparison: Hashable {
     let path: String
 
     init?(_ uri: String) {
-        let withoutQuery = OAuth2.DPoP.htu(uri)
-        guard let colon = withoutQuery.firstIndex(of: ":"), withoutQuery[colon...].hasPrefix("://") else { return nil }
+        guard let (scheme, authority, rest) = Self.origin(uri) else { return nil }
+        var path = Self.normalizePercentEncoding(String(rest))
+        path = Self.removeDotSegments(path)
+        if path.isEmpty { path = "/" }
+        self.scheme = scheme
+        self.authority = authority
+        self.path = path
+    }
+
+    /// The scheme and authority of `uri`, normalized as ``init(_:)`` does, and the path after
+    /// them (without query and fragment, not normalized): what an origin needs, without the
+    /// work the path takes.
+    static func origin(_ uri: String) -> (scheme: String, authority: String, path: Substring)? {
+        let withoutQuery = Substring(OAuth2.DPoP.htu(uri))
+        guard let colon = withoutQuery.utf8.firstIndex(of: UInt8(ascii: ":")),
+            withoutQuery[colon...].utf8.starts(with: "://".utf8)
+        else { return nil }
         let scheme = withoutQuery[..<colon].lowercased()
         guard !scheme.isEmpty else { return nil }
-        let rest = withoutQuery[withoutQuery.index(colon, offsetBy: 3)...]
-        let slash = rest.firstIndex(of: "/") ?? rest.endIndex
+        let rest = withoutQuery[withoutQuery.utf8.index(colon, offsetBy: 3)...]
+        let slash = rest.utf8.firstIndex(of: UInt8(ascii: "/")) ?? rest.endIndex
         var authority = Substring(rest[..<slash])
-        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
+        if let at = authority.utf8.lastIndex(of: UInt8(ascii: "@")) { authority = authority[authority.utf8.index(after: at)...] }
         guard !authority.isEmpty else { return nil }
         // The port follows the last colon after any IPv6 literal's closing bracket.
         var host = authority
         var port: Substring = ""
-        let portSearchStart = authority.lastIndex(of: "]") ?? authority.startIndex
-        if let portColon = authority[portSearchStart...].lastIndex(of: ":") {
+        let portSearchStart = authority.utf8.lastIndex(of: UInt8(ascii: "]")) ?? authority.startIndex
+        if let portColon = authority[portSearchStart...].utf8.lastIndex(of: UInt8(ascii: ":")) {
             host = authority[..<portColon]
-            port = authority[authority.index(after: portColon)...]
+            port = authority[authority.utf8.index(after: portColon)...]
         }
-        guard port.allSatisfy(\.isASCII), port.allSatisfy(\.isNumber) else { return nil }
+        guard port.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return nil }
         let defaultPort = scheme == "https" ? "443" : scheme == "http" ? "80" : nil
         let normalizedPort = port.drop(while: { $0 == "0" })
         var normalizedAuthority = Self.normalizePercentEncoding(String(host)).lowercased()
         if !port.isEmpty, String(normalizedPort) != defaultPort {
             normalizedAuthority += ":" + (normalizedPort.isEmpty ? "0" : String(normalizedPort))
         }
-        var path = Self.normalizePercentEncoding(String(rest[slash...]))
-        path = Self.removeDotSegments(path)
-        if path.isEmpty { path = "/" }
-        self.scheme = scheme
-        self.authority = normalizedAuthority
-        self.path = path
+        return (scheme, normalizedAuthority, rest[slash...])
     }
 
     /// Percent-encodings in uppercase hex, and those of unreserved characters decoded.
