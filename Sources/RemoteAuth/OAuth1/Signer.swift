@@ -62,16 +62,46 @@ extension OAuth1 {
     /// let signed = try signer.sign(request, body: body, nonce: OAuth1.Nonce.random(), timestamp: now)
     /// ```
     public struct Signer: Sendable, CustomStringConvertible, CustomReflectable {
-        public let client: ClientCredentials
-        public let token: TokenCredentials?
-        public let signatureMethod: SignatureMethod
-        let privateKey: RSAPrivateKey?
-        let hmacSHA1: KeyedHMAC<Insecure.SHA1>?
-        let hmacSHA256: KeyedHMAC<SHA256>?
-        let plaintextSignature: String
+        /// What a signer holds, shared by its copies: copying a signer (into a closure, a task,
+        /// a transport) costs one reference count, not one per string and key.
+        private final class Storage: Sendable {
+            let client: ClientCredentials
+            let token: TokenCredentials?
+            let signatureMethod: SignatureMethod
+            let privateKey: RSAPrivateKey?
+            let hmacSHA1: KeyedHMAC<Insecure.SHA1>?
+            let hmacSHA256: KeyedHMAC<SHA256>?
+            let plaintextSignature: String
+            let verbatim: (consumerKey: Bool, token: Bool, signatureMethod: Bool)
+
+            init(
+                client: ClientCredentials, token: TokenCredentials?, signatureMethod: SignatureMethod,
+                privateKey: RSAPrivateKey?, hmacSHA1: KeyedHMAC<Insecure.SHA1>?, hmacSHA256: KeyedHMAC<SHA256>?,
+                plaintextSignature: String, verbatim: (consumerKey: Bool, token: Bool, signatureMethod: Bool)
+            ) {
+                self.client = client
+                self.token = token
+                self.signatureMethod = signatureMethod
+                self.privateKey = privateKey
+                self.hmacSHA1 = hmacSHA1
+                self.hmacSHA256 = hmacSHA256
+                self.plaintextSignature = plaintextSignature
+                self.verbatim = verbatim
+            }
+        }
+
+        private let storage: Storage
+
+        public var client: ClientCredentials { storage.client }
+        public var token: TokenCredentials? { storage.token }
+        public var signatureMethod: SignatureMethod { storage.signatureMethod }
+        var privateKey: RSAPrivateKey? { storage.privateKey }
+        var hmacSHA1: KeyedHMAC<Insecure.SHA1>? { storage.hmacSHA1 }
+        var hmacSHA256: KeyedHMAC<SHA256>? { storage.hmacSHA256 }
+        var plaintextSignature: String { storage.plaintextSignature }
         /// Whether the consumer key, the token and the method name are all unreserved (§3.6),
         /// as they nearly always are: then they are copied as they are, never re-encoded.
-        let verbatim: (consumerKey: Bool, token: Bool, signatureMethod: Bool)
+        var verbatim: (consumerKey: Bool, token: Bool, signatureMethod: Bool) { storage.verbatim }
 
         /// - Throws: ``OAuth1Error/Code-swift.struct/unsupportedSignatureMethod`` for a method this
         ///   library does not implement; ``OAuth1Error/Code-swift.struct/missingKey`` for RSA-SHA1
@@ -82,39 +112,36 @@ extension OAuth1 {
             signatureMethod: SignatureMethod = .hmacSHA1,
             privateKey: RSAPrivateKey? = nil
         ) throws {
-            self.client = client
-            self.token = token
-            self.signatureMethod = signatureMethod
-            self.privateKey = privateKey
             let key = Self.signingKey(clientSecret: client.secret, tokenSecret: token?.secret)
-            plaintextSignature = String(decoding: key, as: UTF8.self)
-            verbatim = (
+            let verbatim = (
                 client.key.utf8.allSatisfy(PercentOctets.isUnreserved),
                 token?.token.utf8.allSatisfy(PercentOctets.isUnreserved) ?? true,
                 signatureMethod.rawValue.utf8.allSatisfy(PercentOctets.isUnreserved)
             )
+            var hmacSHA1: KeyedHMAC<Insecure.SHA1>?
+            var hmacSHA256: KeyedHMAC<SHA256>?
             switch signatureMethod {
             case .hmacSHA1:
                 hmacSHA1 = KeyedHMAC(key: key)
-                hmacSHA256 = nil
             case .hmacSHA256:
-                hmacSHA1 = nil
                 hmacSHA256 = KeyedHMAC(key: key)
             case .rsaSHA1:
                 guard privateKey != nil else {
                     throw OAuth1Error(.missingKey, "RSA-SHA1 needs the client's RSA private key")
                 }
-                hmacSHA1 = nil
-                hmacSHA256 = nil
             case .plaintext:
-                hmacSHA1 = nil
-                hmacSHA256 = nil
+                break
             default:
                 throw OAuth1Error(
                     .unsupportedSignatureMethod,
                     "'\(signatureMethod.rawValue)' is not one of HMAC-SHA1, HMAC-SHA256, RSA-SHA1, PLAINTEXT"
                 )
             }
+            storage = Storage(
+                client: client, token: token, signatureMethod: signatureMethod, privateKey: privateKey,
+                hmacSHA1: hmacSHA1, hmacSHA256: hmacSHA256, plaintextSignature: String(decoding: key, as: UTF8.self),
+                verbatim: verbatim
+            )
         }
 
         public var description: String {
@@ -338,49 +365,55 @@ extension OAuth1 {
                 throw OAuth1Error(.malformedRequest, "the request has no scheme or authority")
             }
             let path = request.path ?? "/"
-            return try SignatureBaseString.withBaseStringURI(scheme: scheme, authority: authority, path: path) {
+            // Protocol parameters (§3.1); `oauth_signature` is filled in last. Only the values are
+            // taken from `options` (the closures below capture them, not a copy of the options).
+            let storage = storage
+            var values = ProtocolValues(
+                callback: options.callback,
+                consumerKey: storage.client.key,
+                nonce: nonce,
+                signature: "",
+                signatureMethod: storage.signatureMethod.rawValue,
+                timestamp: timestamp,
+                token: storage.token?.token,
+                verifier: options.verifier,
+                includeVersion: options.includeVersion,
+                verbatim: storage.verbatim
+            )
+            let placement = options.placement
+            let (baseString, isForm) = try SignatureBaseString.withBaseStringURI(
+                scheme: scheme,
+                authority: authority,
+                path: path
+            ) {
                 try compute(
                     request,
                     baseStringURI: $0,
                     path: path,
                     body: body,
-                    options: options,
-                    nonce: nonce,
-                    timestamp: timestamp,
+                    placement: placement,
+                    values: &values,
                     keepingBaseString: keepingBaseString
                 )
             }
+            return Computed(values: consume values, baseString: baseString, isForm: isForm)
         }
 
         /// ``compute(_:body:options:nonce:timestamp:keepingBaseString:)`` once the base string
-        /// URI is known. Without `keepingBaseString` the base string is signed from a
-        /// temporary buffer and not returned.
+        /// URI is known: fills in `values.signature`, returns the base string (when
+        /// `keepingBaseString` is set; else it is signed from a temporary buffer) and whether the
+        /// body is a form.
         @inline(__always)
         private func compute(
             _ request: HTTPRequest,
             baseStringURI: UnsafeBufferPointer<UInt8>,
             path: String,
             body: [UInt8]?,
-            options: SigningOptions,
-            nonce: String?,
-            timestamp: String?,
+            placement: Placement,
+            values: inout ProtocolValues,
             keepingBaseString: Bool
-        ) throws -> Computed {
+        ) throws -> (baseString: [UInt8]?, isForm: Bool) {
             var path = path
-
-            // Protocol parameters (§3.1); `oauth_signature` is filled in last.
-            var values = ProtocolValues(
-                callback: options.callback,
-                consumerKey: client.key,
-                nonce: nonce,
-                signature: "",
-                signatureMethod: signatureMethod.rawValue,
-                timestamp: timestamp,
-                token: token?.token,
-                verifier: options.verifier,
-                includeVersion: options.includeVersion,
-                verbatim: verbatim
-            )
 
             // Request parameters (§3.4.1.3.1): the query, then a form body.
             let isForm = FormURLEncoding.isFormEncoded(request.headerFields)
@@ -393,7 +426,7 @@ extension OAuth1 {
                     try pairs.appendForm(UnsafeBufferPointer(rebasing: path[(mark + 1)...]))
                 }
             }
-            if options.placement == .body {
+            if placement == .body {
                 guard isForm || (body ?? []).isEmpty else {
                     throw OAuth1Error(
                         .malformedRequest,
@@ -430,7 +463,7 @@ extension OAuth1 {
                     ) { try sign(baseStringBuffer: $0) }
                 }
             }
-            return Computed(values: values, baseString: baseString, isForm: isForm)
+            return (baseString, isForm)
         }
 
         /// Signs a base string with this signer's method and key, returning `oauth_signature`
@@ -476,7 +509,7 @@ extension OAuth1 {
         }
 
         /// ``authorizationHeader(_:realm:)`` straight from the values, without an array of them.
-        static func authorizationHeader(_ values: ProtocolValues, realm: String?) -> String {
+        static func authorizationHeader(_ values: borrowing ProtocolValues, realm: String?) -> String {
             let capacity = 6 + (realm.map { $0.utf8.count * 2 + 10 } ?? 0) + values.byteCount * 3 + 9 * 5
             return String(writingAtMost: capacity) { out in
                 var first = writeScheme(realm: realm, to: &out)
