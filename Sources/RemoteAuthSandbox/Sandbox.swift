@@ -149,7 +149,7 @@ public enum Sandbox {
             atPath: "/oauth2"
         )
         router.addRoutes(
-            PushedAuthorizationRoutes(configuration: configuration, store: oauth2).collection,
+            PushedAuthorizationRoutes(configuration: configuration, store: oauth2, issuer: issuer).collection,
             atPath: "/oauth2"
         )
         router.addRoutes(

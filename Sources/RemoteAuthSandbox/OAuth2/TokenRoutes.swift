@@ -153,6 +153,7 @@ struct TokenRoutes: Sendable {
         else {
             throw OAuth2Problem(.invalidGrant, "code_verifier does not match the code_challenge")
         }
+        try Self.checkCodeBinding(record.request.dpopJKT, proof: jkt)
         let issued = await store.issueTokens(
             clientID: client.id,
             user: record.user,
