@@ -233,6 +233,11 @@ public struct SandboxConfiguration: Sendable {
     /// Rotate the OpenID provider's signing keys after this many seconds of ``now`` (the
     /// previous keys stay published); `nil`, the default, keeps one generation.
     public var openIDKeyRotationInterval: Int64?
+    /// A test hook: the `sub` of the ID tokens issued on refresh, instead of the user's own, so
+    /// that a relying party's Core §12.2 check ("its sub Claim Value MUST be the same as in
+    /// the ID Token issued when the original authentication occurred") can be seen refusing
+    /// one. `nil` (the default) issues them as Core §12.2 says.
+    public var refreshedIDTokenSubject: String?
     /// Keeps tokens and statuses across restarts (JSON, written atomically, mode 0600).
     public var statePath: String?
     /// Serve HTTPS with this material.

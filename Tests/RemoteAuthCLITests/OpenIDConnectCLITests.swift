@@ -74,4 +74,61 @@ import Testing
         #expect(missing.status != 0)
         #expect(missing.stderr.contains("cannot read the client key"))
     }
+
+    /// Core §12.2 from the command line: `token --profile` refreshes an `--oidc` profile whose
+    /// token expires within a minute; the sandbox (hidden `--refreshed-id-token-subject` hook)
+    /// answers with an ID token for another `sub`: refused, nothing printed on stdout, the
+    /// token file unchanged. Without the hook the new ID token replaces the stored one.
+    @Test(arguments: [nil, "someone-else"] as [String?])
+    func refreshRevalidatesTheIDToken(_ otherSubject: String?) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("oidc-refresh-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let sandbox = try SandboxProcess(
+            ["--auto-approve", "--access-token-ttl", "30"]
+                + (otherSubject.map { ["--refreshed-id-token-subject", $0] } ?? [])
+        )
+        let base = try await sandbox.baseURL()
+        let home = directory.appendingPathComponent("home").path
+        let environment = ["REMOTE_AUTH_HOME": home]
+        let authorize = try BackgroundCLI(
+            [
+                "authorize", "oauth2", "--profile", "op", "--issuer", base, "--client-id", "demo-app", "--oidc",
+                "--no-browser", "--timeout", "30",
+            ],
+            environment: environment
+        )
+        try await authorize.waitForError("Waiting for the browser")
+        let url = try #require(authorize.line(startingWith: base + "/oauth2/authorize?"), "\(authorize.errors)")
+        _ = try await httpExchange(try HTTPRequest(method: .get, absoluteURL: try await httpGetLocation(url)))
+        let signedIn = await authorize.finish()
+        #expect(signedIn.status == 0, "\(signedIn.stderr)")
+        func storedIDToken() throws -> String? {
+            let data = try Data(contentsOf: URL(fileURLWithPath: home + "/tokens.json"))
+            func find(_ value: Any) -> String? {
+                if let object = value as? [String: Any] {
+                    if let token = object["idToken"] as? String { return token }
+                    return object.values.lazy.compactMap(find).first
+                }
+                return (value as? [Any])?.lazy.compactMap(find).first
+            }
+            return find(try JSONSerialization.jsonObject(with: data))
+        }
+        let before = try #require(try storedIDToken())
+        let file = try Data(contentsOf: URL(fileURLWithPath: home + "/tokens.json"))
+        let token = try await CLI.run(["token", "--profile", "op"], environment: environment)
+        if otherSubject == nil {
+            #expect(token.status == 0, "\(token.stderr)")
+            let after = try #require(try storedIDToken())
+            #expect(after != before)
+            let claims = try JOSE.CompactJWS(after).claims()
+            #expect(claims["sub"] == "1001")
+            #expect(claims["nonce"] == nil)
+        } else {
+            #expect(token.status != 0)
+            #expect(token.stdout.isEmpty)
+            #expect(token.stderr.contains("Core §12.2"), "\(token.stderr)")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: home + "/tokens.json")) == file)
+        }
+    }
 }

@@ -128,7 +128,8 @@ final class OpenIDProvider: Sendable {
     /// [§3.1.3.6](https://openid.net/specs/openid-connect-core-1_0.html#CodeIDToken)): `iss`,
     /// `sub`, `aud` (the client), `exp`, `iat`, `auth_time`, `nonce` when the request had one,
     /// `at_hash` of the access token, and the claims of the scope; signed with the client's
-    /// `idTokenSignedResponseAlg` (RS256 by default, or ES256).
+    /// `idTokenSignedResponseAlg` (RS256 by default, or ES256). `subject` replaces `sub` (the
+    /// ``SandboxConfiguration/refreshedIDTokenSubject`` test hook).
     func idToken(
         client: SandboxConfiguration.OAuth2Client,
         user: String,
@@ -136,11 +137,13 @@ final class OpenIDProvider: Sendable {
         nonce: String?,
         authTime: Int64,
         accessToken: String,
-        now: Int64
+        now: Int64,
+        subject: String? = nil
     ) -> String {
         let (current, _) = generations(now: now)
         let key = client.idTokenSignedResponseAlg == "ES256" ? current.ec : current.rsa
         var claims = userClaims(of: user, scope: scope)
+        if let subject { claims["sub"] = .string(subject) }
         claims["iss"] = .string(issuer.url)
         claims["aud"] = .string(client.id)
         claims["iat"] = .integer(now)

@@ -243,7 +243,8 @@ struct TokenRoutes: Sendable {
                     nonce: nil,
                     authTime: authentication.authTime,
                     accessToken: issued.access,
-                    now: now
+                    now: now,
+                    subject: configuration.refreshedIDTokenSubject
                 )
             }
             return tokenResponse(issued.access, refresh: issued.refresh, scope: scope, jkt: record.jkt ?? jkt, idToken: idToken)
