@@ -145,7 +145,7 @@ public enum Sandbox {
             atPath: "/oauth2"
         )
         router.addRoutes(
-            OpenIDRoutes(configuration: configuration, store: oauth2, provider: openID).collection,
+            OpenIDRoutes(configuration: configuration, store: oauth2, provider: openID, consent: consent).collection,
             atPath: "/oauth2"
         )
         router.addRoutes(

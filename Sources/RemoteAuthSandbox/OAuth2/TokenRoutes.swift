@@ -171,7 +171,8 @@ struct TokenRoutes: Sendable {
             // auth_time: when the user approved, which is when the code was issued.
             let authentication = OpenIDProvider.Authentication(
                 user: record.user,
-                authTime: record.expiresAt - configuration.authorizationCodeTTL
+                authTime: record.expiresAt - configuration.authorizationCodeTTL,
+                sid: await store.token()
             )
             openID.remember(family: issued.family, authentication)
             idToken = openID.idToken(
@@ -181,7 +182,8 @@ struct TokenRoutes: Sendable {
                 nonce: record.request.nonce,
                 authTime: authentication.authTime,
                 accessToken: issued.access,
-                now: now
+                now: now,
+                sid: authentication.sid
             )
         }
         return tokenResponse(issued.access, refresh: issued.refresh, scope: record.request.scope, jkt: jkt, idToken: idToken)
@@ -244,6 +246,7 @@ struct TokenRoutes: Sendable {
                     authTime: authentication.authTime,
                     accessToken: issued.access,
                     now: now,
+                    sid: authentication.sid,
                     subject: configuration.refreshedIDTokenSubject
                 )
             }
