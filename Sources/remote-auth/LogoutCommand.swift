@@ -10,7 +10,8 @@ import RemoteAuthLoopback
 struct LogoutCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "logout",
-        abstract: "Sign out at the OpenID provider of an --oidc profile (RP-Initiated Logout 1.0) and remove the profile.",
+        abstract:
+            "Sign out at the OpenID provider of an --oidc profile (RP-Initiated Logout 1.0) and remove the profile.",
         discussion: ExitStatus.discussion(
             """
             The logout URL is the profile's end_session_endpoint with its ID token as id_token_hint and \
@@ -84,7 +85,9 @@ struct LogoutCommand: AsyncParsableCommand {
                     Terminal.writeError("Waiting for the browser to come back to \(uri) (up to \(timeout) s)…\n")
                     return try await listener.callback(timeout: .seconds(timeout))
                 }
-                let returned = URLComponents(string: back)?.queryItems?.filter { $0.name == "state" }.compactMap(\.value)
+                let returned = URLComponents(string: back)?.queryItems?.filter { $0.name == "state" }.compactMap(
+                    \.value
+                )
                 guard let returned, returned.count == 1, constantTimeEquals(returned[0], state) else {
                     throw CLIFailure("the browser came back without the state sent with the logout request (§3)")
                 }

@@ -105,7 +105,9 @@ func freeLoopbackPort() -> Int? {
     /// `post_logout_redirect_uri` and a fresh `state`; the sandbox sends the browser back to the
     /// command's listener with that `state`; the profile is removed.
     @Test func logoutAtTheSandbox() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("oidc-logout-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "oidc-logout-\(UUID().uuidString)"
+        )
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let port = try #require(freeLoopbackPort())
@@ -169,7 +171,9 @@ func freeLoopbackPort() -> Int? {
     /// token file unchanged. Without the hook the new ID token replaces the stored one.
     @Test(arguments: [nil, "someone-else"] as [String?])
     func refreshRevalidatesTheIDToken(_ otherSubject: String?) async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("oidc-refresh-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "oidc-refresh-\(UUID().uuidString)"
+        )
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let sandbox = try SandboxProcess(

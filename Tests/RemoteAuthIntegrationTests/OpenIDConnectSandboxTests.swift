@@ -126,7 +126,10 @@ struct OpenIDConnectSandboxTests {
                     now: clock.closure
                 )
                 let signIn = try await Self.signIn(flow)
-                let provider = try OAuth2.Session.OpenIDProvider(metadata: metadata, relyingParty: try #require(flow.openIDConnect))
+                let provider = try OAuth2.Session.OpenIDProvider(
+                    metadata: metadata,
+                    relyingParty: try #require(flow.openIDConnect)
+                )
                 #expect(provider.jwksURI == sandbox.baseURL + "/oauth2/jwks")
                 #expect(provider.idTokenSigningAlgorithms == ["ES256", "RS256"])
                 let stored = OAuth2.Session(

@@ -43,7 +43,13 @@ struct OpenIDLogoutSandboxTests {
                     )
                     let refused: [[(name: String, value: String)]] = [
                         [("id_token_hint", hint), ("post_logout_redirect_uri", callbackURL + "x"), ("state", "s")],
-                        [("id_token_hint", hint), ("post_logout_redirect_uri", callbackURL.replacingOccurrences(of: "127.0.0.1", with: "localhost"))],
+                        [
+                            ("id_token_hint", hint),
+                            (
+                                "post_logout_redirect_uri",
+                                callbackURL.replacingOccurrences(of: "127.0.0.1", with: "localhost")
+                            ),
+                        ],
                         [("id_token_hint", hint), ("client_id", "ec-app")],
                         [("id_token_hint", forged)],
                         [("id_token_hint", "not.a.token")],
@@ -69,7 +75,8 @@ struct OpenIDLogoutSandboxTests {
                     )
                     #expect(
                         request.url
-                            == base + "/oauth2/logout?" + FormURLEncoding.encode([
+                            == base + "/oauth2/logout?"
+                            + FormURLEncoding.encode([
                                 ("id_token_hint", hint), ("client_id", "demo-app"),
                                 ("post_logout_redirect_uri", callbackURL), ("state", "logout-state-0123456789"),
                             ])
@@ -78,10 +85,15 @@ struct OpenIDLogoutSandboxTests {
                     #expect(answer.status == 302)
                     let location = try #require(answer.header("Location"))
                     #expect(location == callbackURL + "?state=logout-state-0123456789")
-                    #expect(answer.header("Set-Cookie") == "remote_auth_session=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax")
+                    #expect(
+                        answer.header("Set-Cookie") == "remote_auth_session=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax"
+                    )
                     let arrived = try await Wire.get(location)
                     #expect(arrived.status == 200)
-                    #expect(try await listener.callback(timeout: .seconds(10)) == callbackURL + "?state=logout-state-0123456789")
+                    #expect(
+                        try await listener.callback(timeout: .seconds(10)) == callbackURL
+                            + "?state=logout-state-0123456789"
+                    )
 
                     // The grant is over: its refresh token is revoked.
                     do {

@@ -13,7 +13,11 @@ extension OAuth2.Session {
         /// `end_session_endpoint` (RP-Initiated Logout §2.1).
         public var endSessionEndpoint: String?
 
-        public init(jwksURI: String, idTokenSigningAlgorithms: [String] = ["ES256", "RS256"], endSessionEndpoint: String? = nil) {
+        public init(
+            jwksURI: String,
+            idTokenSigningAlgorithms: [String] = ["ES256", "RS256"],
+            endSessionEndpoint: String? = nil
+        ) {
             self.jwksURI = jwksURI
             self.idTokenSigningAlgorithms = idTokenSigningAlgorithms
             self.endSessionEndpoint = endSessionEndpoint
@@ -66,7 +70,10 @@ extension OAuth2.Session {
     ///
     /// - Throws: ``OpenIDConnect/Error/Code/invalidConfiguration`` when the session keeps no
     ///   `end_session_endpoint`; the errors of ``OpenIDConnect/LogoutRequest``.
-    public func logoutRequest(postLogoutRedirectURI: String? = nil, state: String? = nil) throws
+    public func logoutRequest(
+        postLogoutRedirectURI: String? = nil,
+        state: String? = nil
+    ) throws
         -> OpenIDConnect.LogoutRequest
     {
         guard let endpoint = openIDProvider?.endSessionEndpoint else {

@@ -39,7 +39,8 @@ extension OpenIDRoutes {
                 case .array(let values)?: values.compactMap(\.stringValue)
                 default: []
                 }
-            guard audiences.count == 1, let registered = configuration.oauth2Clients.first(where: { $0.id == audiences[0] })
+            guard audiences.count == 1,
+                let registered = configuration.oauth2Clients.first(where: { $0.id == audiences[0] })
             else {
                 throw refuse("Invalid id_token_hint", "The id_token_hint's audience is not one registered client.")
             }
