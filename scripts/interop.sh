@@ -26,7 +26,9 @@
 #                     are refused without the certificate; remote-auth presents its --cert (and a
 #                     profile's) to Python's http.server with CERT_REQUIRED
 #   joserfc (PyPI)    verifies the DPoP proofs of remote-auth request --profile (ES256), and makes
-#                     proofs (ES256, RS256, PS256, EdDSA) the sandbox's verifier checks (RFC 9449)
+#                     proofs (ES256, RS256, PS256, EdDSA) the sandbox's verifier checks (RFC 9449);
+#                     its RFC 7638 thumbprints as dpop_jkt bind the sandbox's codes (§10), and
+#                     equal the dpop_jkt remote-auth's --dpop code flow sends
 #   httpbin (PyPI, under gunicorn) a Digest server for `remote-auth request`: MD5, SHA-256 × auth, auth-int
 #   PostgreSQL (Debian) the RemoteAuthPostgres token store: a throwaway server on loopback, N
 #                     instances refreshing one session against the sandbox (one refresh per expiry)
@@ -162,7 +164,7 @@ if [ -n "$url" ]; then
 fi
 sandbox dpop --dpop-nonce
 if [ -n "$url" ]; then
-    echo "interop: joserfc verifies remote-auth's DPoP proofs; the sandbox verifies joserfc's (RFC 9449)"
+    echo "interop: joserfc verifies remote-auth's DPoP proofs; the sandbox verifies joserfc's; dpop_jkt both ways (RFC 9449)"
     step dpop-joserfc python3 scripts/interop/dpop_joserfc.py "$binary" "$url"
 fi
 sandbox auto-approve --auto-approve

@@ -71,8 +71,14 @@ public final class LoopbackCallbackListener: Sendable {
     /// OAuth 1.0a's `denied` parameter, or an OAuth 2 `error`
     /// ([RFC 6749 §4.1.2.1](https://www.rfc-editor.org/rfc/rfc6749#section-4.1.2.1)). Either way
     /// the callback URL is handed to the app, which decides what it means.
+    ///
+    /// - Parameter port: `0` (the default) lets the system pick a free port, as RFC 8252 §7.3
+    ///   asks for a redirect registered without one; a fixed port serves a redirect registered
+    ///   with its port, such as an OpenID Connect `post_logout_redirect_uri`, which the
+    ///   provider compares exactly ([RP-Initiated Logout 1.0 §3](https://openid.net/specs/openid-connect-rpinitiated-1_0.html#RedirectionAfterLogout)).
     public static func withListener<Result>(
         path: String = "/callback",
+        port: Int = 0,
         page: String = "You are signed in. You can close this window and return to the application.",
         deniedPage: String = "Access was denied. You can close this window and return to the application.",
         isolation: isolated (any Actor)? = #isolation,
@@ -80,6 +86,7 @@ public final class LoopbackCallbackListener: Sendable {
     ) async throws -> Result {
         try await withListener(
             path: path,
+            port: port,
             page: page,
             deniedPage: deniedPage,
             maximumRequestBytes: maximumRequestBytes,
@@ -89,9 +96,10 @@ public final class LoopbackCallbackListener: Sendable {
         )
     }
 
-    /// ``withListener(path:page:isolation:_:)`` with the read bounds given (for tests).
+    /// ``withListener(path:port:page:deniedPage:isolation:_:)`` with the read bounds given (for tests).
     static func withListener<Result>(
         path: String,
+        port requestedPort: Int = 0,
         page: String,
         deniedPage: String = "Access was denied.",
         maximumRequestBytes: Int,
@@ -124,7 +132,7 @@ public final class LoopbackCallbackListener: Sendable {
                         )
                     }
                 }
-                .bind(host: "127.0.0.1", port: 0)
+                .bind(host: "127.0.0.1", port: requestedPort)
                 .get()
         } catch {
             throw ListenerError(reason: "the listener did not start: \(error)")

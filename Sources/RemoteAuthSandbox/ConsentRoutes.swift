@@ -136,6 +136,16 @@ struct ConsentRoutes: Sendable {
     }
 
     /// The user of the `remote_auth_session` cookie, when it names a session.
+    /// Ends the sign-in session of the request's `remote_auth_session` cookie, if any.
+    func endSession(_ request: Request) async {
+        for field in request.head.headerFields where field.name == .cookie {
+            for part in field.value.split(separator: ";") {
+                let pair = part.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+                if pair.count == 2, pair[0] == "remote_auth_session" { await store.endSession(pair[1]) }
+            }
+        }
+    }
+
     func sessionUser(_ request: Request) async -> String? {
         for field in request.head.headerFields where field.name == .cookie {
             for part in field.value.split(separator: ";") {

@@ -145,11 +145,11 @@ public enum Sandbox {
             atPath: "/oauth2"
         )
         router.addRoutes(
-            OpenIDRoutes(configuration: configuration, store: oauth2, provider: openID).collection,
+            OpenIDRoutes(configuration: configuration, store: oauth2, provider: openID, consent: consent).collection,
             atPath: "/oauth2"
         )
         router.addRoutes(
-            PushedAuthorizationRoutes(configuration: configuration, store: oauth2).collection,
+            PushedAuthorizationRoutes(configuration: configuration, store: oauth2, issuer: issuer).collection,
             atPath: "/oauth2"
         )
         router.addRoutes(

@@ -94,6 +94,10 @@ public struct SandboxConfiguration: Sendable {
         /// The `x5t#S256` (base64url SHA-256 of the DER) of a `self_signed_tls_client_auth`
         /// client's certificate, instead of the PEM.
         public var tlsClientCertificateSHA256: String?
+        /// `post_logout_redirect_uris`: where the end-session endpoint may send the browser
+        /// after a logout, each compared exactly ([OpenID Connect RP-Initiated Logout 1.0 §3.1](https://openid.net/specs/openid-connect-rpinitiated-1_0.html#ClientMetadata));
+        /// `postLogoutRedirectURIs` in a config file.
+        public var postLogoutRedirectURIs: [String]
 
         public init(
             id: String,
@@ -106,7 +110,8 @@ public struct SandboxConfiguration: Sendable {
             idTokenSignedResponseAlg: String? = nil,
             tlsClientAuthSubjectDN: String? = nil,
             tlsClientCertificatePEM: String? = nil,
-            tlsClientCertificateSHA256: String? = nil
+            tlsClientCertificateSHA256: String? = nil,
+            postLogoutRedirectURIs: [String] = []
         ) {
             self.id = id
             self.secret = secret
@@ -119,11 +124,13 @@ public struct SandboxConfiguration: Sendable {
             self.tlsClientAuthSubjectDN = tlsClientAuthSubjectDN
             self.tlsClientCertificatePEM = tlsClientCertificatePEM
             self.tlsClientCertificateSHA256 = tlsClientCertificateSHA256
+            self.postLogoutRedirectURIs = postLogoutRedirectURIs
         }
 
         enum CodingKeys: String, CodingKey {
             case id, secret, name, redirectURIs, requireDPoP, jwks, tokenEndpointAuthMethod, idTokenSignedResponseAlg
             case tlsClientAuthSubjectDN, tlsClientCertificatePEM, tlsClientCertificateSHA256
+            case postLogoutRedirectURIs
         }
 
         /// `redirectURIs` may be left out (a client that only uses client credentials).
@@ -143,6 +150,8 @@ public struct SandboxConfiguration: Sendable {
                 String.self,
                 forKey: .tlsClientCertificateSHA256
             )
+            postLogoutRedirectURIs =
+                try container.decodeIfPresent([String].self, forKey: .postLogoutRedirectURIs) ?? []
         }
 
         /// Whether the client authenticates with its TLS certificate (RFC 8705 §2).
@@ -233,6 +242,11 @@ public struct SandboxConfiguration: Sendable {
     /// Rotate the OpenID provider's signing keys after this many seconds of ``now`` (the
     /// previous keys stay published); `nil`, the default, keeps one generation.
     public var openIDKeyRotationInterval: Int64?
+    /// A test hook: the `sub` of the ID tokens issued on refresh, instead of the user's own, so
+    /// that a relying party's Core §12.2 check ("its sub Claim Value MUST be the same as in
+    /// the ID Token issued when the original authentication occurred") can be seen refusing
+    /// one. `nil` (the default) issues them as Core §12.2 says.
+    public var refreshedIDTokenSubject: String?
     /// Keeps tokens and statuses across restarts (JSON, written atomically, mode 0600).
     public var statePath: String?
     /// Serve HTTPS with this material.

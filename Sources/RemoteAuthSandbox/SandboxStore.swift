@@ -314,6 +314,8 @@ actor SandboxStore {
     }
 
     func sessionUser(_ id: String) -> String? { sessions[id] }
+
+    func endSession(_ id: String) { sessions[id] = nil }
 }
 
 extension RandomSource {

@@ -227,6 +227,13 @@ struct AuthorizeOAuth2: AsyncParsableCommand {
                     secret: secret
                 )
                 session.dpopKey = prover?.privateJWK
+                // Core §12.2: what a refresh needs to validate its ID token; RP-Initiated Logout's endpoint.
+                if let relyingParty = flow.openIDConnect, let metadata {
+                    session.openIDProvider = try OAuth2.Session.OpenIDProvider(
+                        metadata: metadata,
+                        relyingParty: relyingParty
+                    )
+                }
                 session.clientCertificate = command.tlsOptions.clientCertificateReference
                 return session
             }

@@ -80,6 +80,10 @@ struct OAuth2Profile: Sendable {
         lines.append("resources: \(session.resourceOrigins.joined(separator: " "))")
         lines.append("tokens: \(session.tokens)")
         if let jkt = try? session.dpopKey?.thumbprint() { lines.append("dpop key: jkt \(jkt)") }
+        if let provider = session.openIDProvider {
+            lines.append("openid provider: jwks \(provider.jwksURI)")
+            if let endSession = provider.endSessionEndpoint { lines.append("end session endpoint: \(endSession)") }
+        }
         return lines
     }
 

@@ -14,7 +14,8 @@ struct RemoteAuthCommand: AsyncParsableCommand {
         version: version,
         subcommands: [
             Sign.self, SandboxCommand.self, RequestCommand.self, AuthorizeCommand.self, ProfilesCommand.self,
-            TokenCommand.self, RevokeCommand.self, JWTCommand.self, DemoCommand.self, StoreWriterCommand.self,
+            TokenCommand.self, RevokeCommand.self, LogoutCommand.self, JWTCommand.self, DemoCommand.self,
+            StoreWriterCommand.self,
         ]
     )
 

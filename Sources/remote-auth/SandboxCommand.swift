@@ -104,6 +104,10 @@ struct SandboxCommand: AsyncParsableCommand {
         )
     )
     var rotateKeys: Int64?
+    /// A test hook (hidden from the help): refreshed ID tokens carry this `sub`, so that a
+    /// relying party's Core §12.2 check can be seen refusing one.
+    @Option(help: .hidden)
+    var refreshedIDTokenSubject: String?
 
     func validate() throws {
         guard (0...65535).contains(port) else {
@@ -130,6 +134,7 @@ struct SandboxCommand: AsyncParsableCommand {
         configuration.requirePushedAuthorizationRequests = requirePAR
         configuration.dpopNonce = dpopNonce
         configuration.openIDKeyRotationInterval = rotateKeys
+        configuration.refreshedIDTokenSubject = refreshedIDTokenSubject
         if !quiet {
             configuration.requestLog = { entry in
                 FileHandle.standardError.write(Data((entry.description + "\n").utf8))

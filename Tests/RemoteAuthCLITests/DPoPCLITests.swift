@@ -6,6 +6,34 @@ import Testing
 /// `authorize oauth2 --dpop` against `remote-auth sandbox --dpop-nonce`, then `request`,
 /// `profiles show`, `token` and `revoke` with the DPoP-bound profile.
 @Suite(.timeLimit(.minutes(5))) struct DPoPCLITests {
+    /// The code flow with `--dpop`: the authorization URL carries `dpop_jkt`, the thumbprint of
+    /// the key the tokens are then bound to and the profile keeps (RFC 9449 §10).
+    @Test func codeFlowSendsDPoPJKT() async throws {
+        let home = OAuth2CLITests.home()
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let sandbox = try SandboxProcess(["--auto-approve"])
+        let base = try await sandbox.baseURL()
+        let environment = ["REMOTE_AUTH_HOME": home]
+        let authorize = try BackgroundCLI(
+            [
+                "authorize", "oauth2", "--dpop", "--profile", "code", "--issuer", base, "--client-id", "demo-app",
+                "--no-browser", "--timeout", "30",
+            ],
+            environment: environment
+        )
+        try await authorize.waitForError("Waiting for the browser")
+        let url = try #require(authorize.line(startingWith: base + "/oauth2/authorize?"), "\(authorize.errors)")
+        let jkt = try #require(URLComponents(string: url)?.queryItems?.first { $0.name == "dpop_jkt" }?.value)
+        #expect(jkt.count == 43)
+        let redirect = try await httpGetLocation(url)
+        _ = try await httpExchange(try HTTPRequest(method: .get, absoluteURL: redirect))
+        let signedIn = await authorize.finish()
+        #expect(signedIn.status == 0, "\(signedIn.stderr)")
+        #expect(signedIn.stderr.contains("DPoP: the tokens are bound to key \(jkt).\n"), "\(signedIn.stderr)")
+        let show = try await CLI.run(["profiles", "show", "code"], environment: environment)
+        #expect(show.stdout.hasSuffix("\ndpop key: jkt \(jkt)\n"), "\(show.stdout)")
+    }
+
     @Test func dpopProfileSignsInRequestsAndRevokes() async throws {
         let home = OAuth2CLITests.home()
         defer { try? FileManager.default.removeItem(atPath: home) }

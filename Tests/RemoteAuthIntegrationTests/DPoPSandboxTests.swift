@@ -158,6 +158,134 @@ struct DPoPSandboxTests {
         }
     }
 
+    /// The server's error code of a refused call, or `nil` when it was accepted.
+    static func refusal<T>(_ body: () async throws -> T) async -> OAuth2.ErrorCode? {
+        do {
+            _ = try await body()
+            return nil
+        } catch let error as OAuth2.Error {
+            return error.serverError?.code
+        } catch {
+            Issue.record(error)
+            return nil
+        }
+    }
+
+    @Test(
+        "dpop_jkt (RFC 9449 §10): the code is bound to the key; another key's proof or none is refused (invalid_grant); PAR binds by dpop_jkt or by a proof (§10.1)"
+    )
+    func codeBoundToKey() async throws {
+        try await Sandbox.withSandbox(Self.autoApproving()) { sandbox in
+            let base = sandbox.baseURL
+            try await AsyncHTTPClientTransport.withTransport { transport in
+                let server = OAuth2.AuthorizationServer(
+                    metadata: try await OAuth2.Flow.discover(issuer: base, transport: transport)
+                )
+                let prover = try OAuth2.DPoP.Prover(key: .generateP256(), now: Self.now)
+                let other = try OAuth2.DPoP.Prover(key: .generateP256(), now: Self.now)
+                /// demo-app, proving `prover`'s key at the token and PAR endpoints (none without).
+                func flow(_ prover: OAuth2.DPoP.Prover?) -> OAuth2.Flow {
+                    OAuth2.Flow(
+                        server: server,
+                        client: .public(id: "demo-app"),
+                        transport: prover.map {
+                            OAuth2.DPoP.Transport(
+                                transport,
+                                prover: $0,
+                                endpoints: [base + "/oauth2/token", base + "/oauth2/par"]
+                            )
+                        } ?? transport,
+                        now: Self.now
+                    )
+                }
+                func redirect(_ request: OAuth2.AuthorizationRequest) async throws -> String {
+                    let answer = try await Wire.get(request.url)
+                    return try #require(answer.header("Location"), "\(answer.status) \(answer.body)")
+                }
+
+                // The key that asked redeems the code: tokens bound to it.
+                let request = try flow(prover).authorizationRequest(redirectURI: W.loopbackRedirect, random: .system)
+                let query = try #require(URLComponents(string: request.url)?.queryItems)
+                #expect(query.filter { $0.name == "dpop_jkt" }.map(\.value) == [prover.thumbprint])
+                let tokens = try await flow(prover).tokens(
+                    fromCallback: try await redirect(request),
+                    pending: request.pending
+                )
+                #expect(tokens.tokenType == "DPoP")
+
+                // Another key's proof, or none: invalid_grant, and the code is used up.
+                for thief in [other, nil] {
+                    let asked = try flow(prover).authorizationRequest(redirectURI: W.loopbackRedirect, random: .system)
+                    let location = try await redirect(asked)
+                    #expect(
+                        await Self.refusal {
+                            try await flow(thief).tokens(fromCallback: location, pending: asked.pending)
+                        } == .invalidGrant
+                    )
+                    #expect(
+                        await Self.refusal {
+                            try await flow(prover).tokens(fromCallback: location, pending: asked.pending)
+                        } == .invalidGrant
+                    )
+                }
+
+                // PAR: dpop_jkt in the pushed body (and the same key's proof with the push).
+                let pushed = try await flow(prover).startAuthorization(
+                    redirectURI: W.loopbackRedirect,
+                    push: true,
+                    random: .system
+                )
+                #expect(!pushed.url.contains("dpop_jkt"))
+                let pushedLocation = try await redirect(pushed)
+                #expect(
+                    await Self.refusal {
+                        try await flow(other).tokens(fromCallback: pushedLocation, pending: pushed.pending)
+                    } == .invalidGrant
+                )
+                // A proof with the push and no dpop_jkt binds the code just the same.
+                var proofOnly = flow(prover)
+                proofOnly.dpopJKT = nil
+                let proved = try await proofOnly.startAuthorization(
+                    redirectURI: W.loopbackRedirect,
+                    push: true,
+                    random: .system
+                )
+                let provedLocation = try await redirect(proved)
+                #expect(
+                    await Self.refusal {
+                        try await flow(nil).tokens(fromCallback: provedLocation, pending: proved.pending)
+                    } == .invalidGrant
+                )
+                let again = try await proofOnly.startAuthorization(
+                    redirectURI: W.loopbackRedirect,
+                    push: true,
+                    random: .system
+                )
+                #expect(
+                    try await flow(prover).tokens(fromCallback: try await redirect(again), pending: again.pending)
+                        .tokenType == "DPoP"
+                )
+                // dpop_jkt naming another key than the push's proof: refused at the PAR endpoint.
+                var mismatched = flow(prover)
+                mismatched.dpopJKT = other.thumbprint
+                #expect(
+                    await Self.refusal {
+                        try await mismatched.startAuthorization(
+                            redirectURI: W.loopbackRedirect,
+                            push: true,
+                            random: .system
+                        )
+                    } == .invalidDPoPProof
+                )
+                // A malformed dpop_jkt at the authorization endpoint: invalid_request, redirected.
+                let malformed = try await Wire.get(
+                    W.authorizeURL(base, challenge: W.pkce().challenge) + "&dpop_jkt=not-a-thumbprint"
+                )
+                #expect(malformed.header("Location")?.contains("error=invalid_request") == true)
+            }
+        }
+    }
+
     @Test("--dpop-nonce: exactly one retry at the token endpoint and at the status API, nonces kept per server")
     func nonceChallenges() async throws {
         try await Sandbox.withSandbox(Self.autoApproving(nonce: true)) { sandbox in

@@ -102,6 +102,83 @@ struct OpenIDConnectSandboxTests {
         }
     }
 
+    /// Core §12.2 through a stored session, as `request` and `token --profile` use it: the
+    /// session keeps its provider (`openIDProvider`), ``OAuth2/TokenSession/restore(from:service:account:transport:policy:now:random:)``
+    /// validates the ID token of each refresh against the stored one, keeps it when valid,
+    /// and refuses one with another `sub` (the sandbox's `refreshedIDTokenSubject` hook) with
+    /// `subjectMismatch`, the stored session left as it was.
+    @Test(arguments: [nil, "someone-else"] as [String?])
+    func storedSessionRevalidatesRefreshedIDToken(_ otherSubject: String?) async throws {
+        let clock = OIDCTestClock()
+        var configuration = try Self.configuration(clock: clock)
+        configuration.refreshedIDTokenSubject = otherSubject
+        try await Sandbox.withSandbox(configuration) { sandbox in
+            try await AsyncHTTPClientTransport.withTransport { transport in
+                let metadata = try await OAuth2.Flow.discover(
+                    issuer: sandbox.baseURL,
+                    document: .openIDConfiguration,
+                    transport: transport
+                )
+                let flow = try await OAuth2.Flow.discoverOpenIDConnect(
+                    issuer: sandbox.baseURL,
+                    client: .public(id: "demo-app"),
+                    transport: transport,
+                    now: clock.closure
+                )
+                let signIn = try await Self.signIn(flow)
+                let provider = try OAuth2.Session.OpenIDProvider(
+                    metadata: metadata,
+                    relyingParty: try #require(flow.openIDConnect)
+                )
+                #expect(provider.jwksURI == sandbox.baseURL + "/oauth2/jwks")
+                #expect(provider.idTokenSigningAlgorithms == ["ES256", "RS256"])
+                let stored = OAuth2.Session(
+                    tokens: signIn.tokens,
+                    issuer: sandbox.baseURL,
+                    tokenEndpoint: sandbox.baseURL + "/oauth2/token",
+                    clientID: "demo-app",
+                    resourceOrigins: [sandbox.baseURL],
+                    openIDProvider: provider
+                )
+                let store = InMemoryTokenStore()
+                try await store.save(stored, service: "op", account: "alice")
+                let session = try await OAuth2.TokenSession.restore(
+                    from: store,
+                    service: "op",
+                    account: "alice",
+                    transport: transport,
+                    now: clock.closure
+                )
+                clock.advance(10)
+                if otherSubject == nil {
+                    let renewed = try await session.tokenRejected(signIn.tokens.accessToken)
+                    let saved = try #require(try await store.oauth2Session(service: "op", account: "alice"))
+                    let idToken = try #require(saved.tokens.idToken)
+                    #expect(idToken == renewed.idToken)
+                    #expect(idToken != signIn.tokens.idToken)
+                    let claims = try JOSE.CompactJWS(idToken.reveal()).claims()
+                    #expect(claims["sub"] == "1001")
+                    #expect(claims["iss"] == .string(sandbox.baseURL))
+                    #expect(claims["aud"] == "demo-app")
+                    #expect(claims["auth_time"] == .integer(try #require(signIn.idToken.authTime)))
+                    #expect(claims["iat"] == .integer(clock.now))
+                    #expect(claims["nonce"] == nil)
+                } else {
+                    await #expect(throws: OpenIDConnect.Error(.subjectMismatch, "")) {
+                        _ = try await session.tokenRejected(signIn.tokens.accessToken)
+                    }
+                    #expect(try await store.oauth2Session(service: "op", account: "alice") == stored)
+                    // The flow's own refresh (no store) refuses it the same way.
+                    clock.advance(1)
+                    let other = try await Self.signIn(flow)
+                    await #expect(throws: OpenIDConnect.Error(.subjectMismatch, "")) {
+                        _ = try await flow.refresh(other.tokens)
+                    }
+                }
+            }
+        }
+    }
+
     /// `--rotate-keys`: after the interval the sandbox signs with new kids; the client's JWKS
     /// cache fetches once more, and the previous keys stay published.
     @Test func keyRotationRefetchesOnce() async throws {

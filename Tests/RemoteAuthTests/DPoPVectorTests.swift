@@ -118,6 +118,81 @@ struct DPoPVector: Decodable, Sendable, CustomTestStringConvertible {
         #expect(v.expectedJKT == "0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I")
     }
 
+    /// RFC 9449 §10: `dpop_jkt` is the thumbprint of the DPoP key, here the RFC's example key
+    /// (Figure 2's), placed after the PKCE parameters (and pushed with them under PAR).
+    @Test(arguments: all.filter { $0.kind == "jwk_thumbprint" })
+    func authorizationRequestCarriesDPoPJKT(_ v: DPoPVector) throws {
+        let jkt = try #require(v.jwk).thumbprint()
+        let request = try OAuth2.AuthorizationRequest(
+            authorizationEndpoint: "https://server.example.com/authorize",
+            clientID: "s6BhdRkqt3",
+            redirectURI: "https://client.example.com/cb",
+            dpopJKT: jkt,
+            random: .repeating([0x01])
+        )
+        #expect(
+            request.url
+                == "https://server.example.com/authorize?response_type=code&client_id=s6BhdRkqt3"
+                + "&redirect_uri=https%3A%2F%2Fclient.example.com%2Fcb"
+                + "&state=AQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQE"
+                + "&code_challenge=VtX6czP210fbQsI5QH5dpMMvTHnzXQkrE0_TWkAtnFw&code_challenge_method=S256"
+                + "&dpop_jkt=0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I"
+        )
+        #expect(request.parameters.last?.name == "dpop_jkt")
+        #expect(request.parameters.last?.value == "0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I")
+        // Not a SHA-256 thumbprint, or written by hand as an additional parameter: refused.
+        for bad in ["", "0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4", "0ZcOCORZNYy+DWpqq30jZyJGHTN0d2HglBV3uiguA4I"] {
+            #expect(throws: OAuth2.Error(.invalidConfiguration, "")) {
+                try OAuth2.AuthorizationRequest(
+                    authorizationEndpoint: "https://server.example.com/authorize",
+                    clientID: "s6BhdRkqt3",
+                    redirectURI: "https://client.example.com/cb",
+                    dpopJKT: bad,
+                    random: .repeating([0x01])
+                )
+            }
+        }
+        #expect(throws: OAuth2.Error(.invalidConfiguration, "")) {
+            try OAuth2.AuthorizationRequest(
+                authorizationEndpoint: "https://server.example.com/authorize",
+                clientID: "s6BhdRkqt3",
+                redirectURI: "https://client.example.com/cb",
+                additionalParameters: [("dpop_jkt", jkt)],
+                random: .repeating([0x01])
+            )
+        }
+    }
+
+    /// A flow whose transport proves a key sends that key's thumbprint as `dpop_jkt`; a plain
+    /// flow sends none, and `dpopJKT = nil` turns it off.
+    @Test func flowSendsTheProversThumbprint() throws {
+        struct Unused: HTTPTransport {
+            func send(_ request: HTTPRequest, body: [UInt8]?) async throws -> (HTTPResponse, [UInt8]) {
+                throw TransportError(.connectFailed, "not used")
+            }
+        }
+        let prover = try OAuth2.DPoP.Prover(key: .generateP256(), now: { 0 })
+        let server = OAuth2.AuthorizationServer(
+            authorizationEndpoint: "https://as.example/authorize",
+            tokenEndpoint: "https://as.example/token"
+        )
+        var flow = OAuth2.Flow(
+            server: server,
+            client: .public(id: "c"),
+            transport: OAuth2.DPoP.Transport(Unused(), prover: prover, endpoints: ["https://as.example/token"]),
+            now: { 0 }
+        )
+        #expect(flow.dpopJKT == prover.thumbprint)
+        let request = try flow.authorizationRequest(redirectURI: "http://127.0.0.1/cb", random: .system)
+        #expect(request.dpopJKT == prover.thumbprint)
+        #expect(request.url.hasSuffix("&dpop_jkt=" + prover.thumbprint))
+        flow.dpopJKT = nil
+        let unbound = try flow.authorizationRequest(redirectURI: "http://127.0.0.1/cb", random: .system)
+        #expect(!unbound.url.contains("dpop_jkt"))
+        let plain = OAuth2.Flow(server: server, client: .public(id: "c"), transport: Unused(), now: { 0 })
+        #expect(plain.dpopJKT == nil)
+    }
+
     @Test(arguments: all.filter { $0.kind == "ath" })
     func accessTokenHash(_ v: DPoPVector) throws {
         #expect(OAuth2.DPoP.accessTokenHash(Secret(v.accessToken!)) == v.expectedATH)

@@ -13,12 +13,19 @@ The sandbox must run with --dpop-nonce.
    and EdDSA: token request (with the authorization server's nonce retry), the status API (with
    the resource server's nonce retry), introspection's cnf.jkt, and the refusals (a replayed
    proof, the token as Bearer, a proof of another key, alg none).
+3. dpop_jkt (RFC 9449 §10), against a second sandbox started here with --auto-approve:
+   a. joserfc as the client: the authorization request carries joserfc's RFC 7638 thumbprint of
+      its key as dpop_jkt; the sandbox redeems the code only with a joserfc proof of that key
+      (invalid_grant with another key's proof, or none), and cnf.jkt is that thumbprint;
+   b. remote-auth as the client: `authorize oauth2 --dpop` (code flow) sends dpop_jkt, and
+      joserfc's thumbprint of the public part of the key kept with the profile is that value.
 """
 import base64
 import hashlib
 import http.server
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -32,7 +39,7 @@ from joserfc import jws
 from joserfc.jwk import ECKey, OKPKey, RSAKey
 
 sys.path.insert(0, os.path.dirname(__file__))
-from harness import Checks, free_port  # noqa: E402
+from harness import Checks, Command, free_port  # noqa: E402
 
 binary, sandbox = sys.argv[1], sys.argv[2].rstrip("/")
 checks = Checks("dpop-joserfc")
@@ -203,5 +210,83 @@ wrong_typ = requests.post(token_url, data={"grant_type": "client_credentials"}, 
                           headers={"DPoP": proof(key, "ES256", "POST", token_url, typ="JWT")})
 checks.check(wrong_typ.status_code == 400 and wrong_typ.json().get("error") == "invalid_dpop_proof",
              "typ JWT is refused", wrong_typ.text)
+
+
+# 3. dpop_jkt: the authorization code bound to a key (RFC 9449 §10) --------------------------------
+
+approving = subprocess.Popen([binary, "sandbox", "--port", "0", "--auto-approve", "--quiet"],
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+try:
+    first = approving.stdout.readline()
+    base = next(iter(re.findall(r"http://127\.0\.0\.1:\d+", first)), "")
+    checks.check(base.startswith("http://127.0.0.1:"), "a second sandbox with --auto-approve", base)
+    redirect_uri = "http://127.0.0.1:53123/callback"
+
+    def code_for(jkt):
+        """A code for demo-app, asked with PKCE and dpop_jkt=jkt; (code, verifier)."""
+        verifier = b64url(os.urandom(32))
+        query = {"response_type": "code", "client_id": "demo-app", "redirect_uri": redirect_uri,
+                 "state": b64url(os.urandom(16)), "code_challenge": b64url(hashlib.sha256(verifier.encode()).digest()),
+                 "code_challenge_method": "S256", "dpop_jkt": jkt}
+        answer = requests.get(base + "/oauth2/authorize", params=query, allow_redirects=False)
+        location = answer.headers.get("Location", "")
+        code = dict(p.split("=", 1) for p in location.split("?", 1)[-1].split("&") if "=" in p).get("code")
+        return code, verifier
+
+    def exchange(code, verifier, key=None):
+        form = {"grant_type": "authorization_code", "code": code, "code_verifier": verifier,
+                "redirect_uri": redirect_uri, "client_id": "demo-app"}
+        headers = {"DPoP": proof(key, "ES256", "POST", base + "/oauth2/token")} if key else {}
+        return requests.post(base + "/oauth2/token", data=form, headers=headers)
+
+    key = ECKey.generate_key("P-256")
+    jkt = key.thumbprint()
+    for label, presented in [("another key's proof", ECKey.generate_key("P-256")), ("no proof", None)]:
+        code, verifier = code_for(jkt)
+        refused = exchange(code, verifier, presented)
+        checks.check(refused.status_code == 400 and refused.json().get("error") == "invalid_grant",
+                     f"dpop_jkt: the code exchanged with {label} is refused (invalid_grant)", refused.text)
+    code, verifier = code_for(jkt)
+    issued = exchange(code, verifier, key)
+    body = issued.json() if issued.status_code == 200 else {}
+    checks.check(body.get("token_type") == "DPoP", "dpop_jkt: a joserfc proof of the named key redeems the code",
+                 issued.text)
+    if body:
+        introspected = requests.post(base + "/oauth2/introspect", data={"token": body["access_token"]},
+                                     auth=basic).json()
+        checks.check(introspected.get("cnf", {}).get("jkt") == jkt,
+                     "dpop_jkt: cnf.jkt is joserfc's thumbprint of the key", json.dumps(introspected))
+    malformed = requests.get(base + "/oauth2/authorize", allow_redirects=False, params={
+        "response_type": "code", "client_id": "demo-app", "redirect_uri": redirect_uri, "state": "s" * 22,
+        "code_challenge": b64url(hashlib.sha256(b"v").digest()), "code_challenge_method": "S256",
+        "dpop_jkt": jkt + "A"})
+    checks.check("error=invalid_request" in malformed.headers.get("Location", ""),
+                 "dpop_jkt: a value that is not a SHA-256 thumbprint is refused", malformed.headers.get("Location"))
+
+    # b. remote-auth's code flow with --dpop.
+    signing = Command(binary, ["authorize", "oauth2", "--dpop", "--profile", "jkt", "--issuer", base,
+                               "--client-id", "demo-app", "--no-browser", "--timeout", "30"], env)
+    found = signing.line_matching(r"^(http://\S+/oauth2/authorize\?\S+)$")
+    if checks.check(found is not None, "authorize oauth2 --dpop prints the authorization URL", signing.describe()):
+        url = found.group(1)
+        sent = dict(p.split("=", 1) for p in url.split("?", 1)[1].split("&"))
+        callback = requests.get(url, allow_redirects=False).headers.get("Location", "")
+        requests.get(callback)
+        status = signing.wait()
+        checks.check(status == 0, "authorize oauth2 --dpop signs in with the code flow", signing.describe())
+        stored = json.load(open(os.path.join(home, "tokens.json")))
+
+        entries = stored if isinstance(stored, list) else []
+        jwk = next((entry.get("session", {}).get("oauth2", {}).get("dpopKey") for entry in entries
+                    if entry.get("key", {}).get("service") == "jkt"), None) or {}
+        public = {name: jwk[name] for name in ("kty", "crv", "x", "y") if name in jwk}
+        checks.check(len(sent.get("dpop_jkt", "")) == 43, "remote-auth sends dpop_jkt", url)
+        checks.check(public and ECKey.import_key(public).thumbprint() == sent.get("dpop_jkt"),
+                     "remote-auth's dpop_jkt is joserfc's thumbprint of the profile's key", json.dumps(public))
+    else:
+        signing.kill()
+finally:
+    approving.terminate()
+    approving.wait()
 
 checks.finish()

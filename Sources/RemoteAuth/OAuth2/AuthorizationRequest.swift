@@ -11,7 +11,7 @@ extension OAuth2 {
         /// The names this value writes itself; ``additionalParameters`` may not repeat them.
         public static let reservedParameters: Set<String> = [
             "response_type", "client_id", "redirect_uri", "scope", "state", "code_challenge",
-            "code_challenge_method", "resource", "request_uri", "nonce", "max_age",
+            "code_challenge_method", "resource", "request_uri", "nonce", "max_age", "dpop_jkt",
         ]
 
         /// `authorization_endpoint`, which may hold a query of its own
@@ -23,6 +23,12 @@ extension OAuth2 {
         /// `resource`, once per indicator
         /// ([RFC 8707 §2](https://www.rfc-editor.org/rfc/rfc8707#section-2)).
         public let resources: [String]
+        /// `dpop_jkt`: the JWK thumbprint (SHA-256, [RFC 7638](https://www.rfc-editor.org/rfc/rfc7638))
+        /// of the client's DPoP key, which binds the authorization code to that key: the server
+        /// refuses to redeem it without a proof of the same key
+        /// ([RFC 9449 §10](https://www.rfc-editor.org/rfc/rfc9449#section-10)). Pushed with the
+        /// other parameters under PAR ([§10.1](https://www.rfc-editor.org/rfc/rfc9449#section-10.1)).
+        public let dpopJKT: String?
         /// Further parameters (`prompt`, `login_hint`, `audience`, …) in order, after the others.
         public let additionalParameters: [(name: String, value: String)]
         /// What the redirect is checked against; keep it until the callback arrives.
@@ -34,10 +40,12 @@ extension OAuth2 {
         ///     ([RFC 9207 §3](https://www.rfc-editor.org/rfc/rfc9207#section-3)).
         ///   - maxAge: OpenID Connect `max_age`, in seconds
         ///     ([Core §3.1.2.1](https://openid.net/specs/openid-connect-core-1_0.html#AuthRequest)).
+        ///   - dpopJKT: the DPoP key's thumbprint (``OAuth2/DPoP/Prover/thumbprint``), sent as
+        ///     `dpop_jkt` ([RFC 9449 §10](https://www.rfc-editor.org/rfc/rfc9449#section-10)).
         ///   - random: the source of `state` (32 octets), the PKCE verifier (32 octets) and, when
         ///     `scope` holds `openid`, the OpenID Connect `nonce` (32 octets, drawn last).
         /// - Throws: ``OAuth2/Error/Code/insecureEndpoint`` or
-        ///   ``OAuth2/Error/Code/invalidConfiguration`` (see ``init(authorizationEndpoint:clientID:redirectURI:scope:resources:additionalParameters:issuer:requiresIssuer:state:pkce:nonce:maxAge:)``).
+        ///   ``OAuth2/Error/Code/invalidConfiguration`` (see ``init(authorizationEndpoint:clientID:redirectURI:scope:resources:additionalParameters:issuer:requiresIssuer:state:pkce:nonce:maxAge:dpopJKT:)``).
         public init(
             authorizationEndpoint: String,
             clientID: String,
@@ -48,6 +56,7 @@ extension OAuth2 {
             issuer: String? = nil,
             requiresIssuer: Bool = false,
             maxAge: Int64? = nil,
+            dpopJKT: String? = nil,
             random: RandomSource
         ) throws {
             let state = Secret(OAuth2.base64URL(random.bytes(32)))
@@ -67,7 +76,8 @@ extension OAuth2 {
                 state: state,
                 pkce: pkce,
                 nonce: nonce,
-                maxAge: maxAge
+                maxAge: maxAge,
+                dpopJKT: dpopJKT
             )
         }
 
@@ -80,7 +90,8 @@ extension OAuth2 {
         ///   ([RFC 6749 §3.1.2](https://www.rfc-editor.org/rfc/rfc6749#section-3.1.2)), a
         ///   `resource` that is not an absolute URI without a fragment
         ///   ([RFC 8707 §2](https://www.rfc-editor.org/rfc/rfc8707#section-2)), or an additional
-        ///   parameter that repeats a ``reservedParameters`` name.
+        ///   parameter that repeats a ``reservedParameters`` name, a `dpopJKT` that is not a
+        ///   SHA-256 JWK thumbprint (43 base64url characters, [RFC 9449 §10](https://www.rfc-editor.org/rfc/rfc9449#section-10)).
         public init(
             authorizationEndpoint: String,
             clientID: String,
@@ -93,7 +104,8 @@ extension OAuth2 {
             state: Secret,
             pkce: PKCE,
             nonce: Secret? = nil,
-            maxAge: Int64? = nil
+            maxAge: Int64? = nil,
+            dpopJKT: String? = nil
         ) throws {
             try OAuth2.checkEndpoint(authorizationEndpoint)
             let stateOK = state.withRevealedUTF8 { bytes in
@@ -138,6 +150,12 @@ extension OAuth2 {
             if let maxAge, maxAge < 0 {
                 throw OAuth2.Error(.invalidConfiguration, "max_age is negative")
             }
+            if let dpopJKT, !OAuth2.DPoP.isThumbprint(dpopJKT) {
+                throw OAuth2.Error(
+                    .invalidConfiguration,
+                    "dpop_jkt must be a SHA-256 JWK thumbprint: 43 base64url characters (RFC 9449 §10)"
+                )
+            }
             if requiresIssuer, issuer == nil {
                 throw OAuth2.Error(.invalidConfiguration, "requiresIssuer needs the issuer to compare 'iss' with")
             }
@@ -146,6 +164,7 @@ extension OAuth2 {
             self.scope = scope
             self.resources = resources
             self.additionalParameters = additionalParameters
+            self.dpopJKT = dpopJKT
             self.pending = PendingAuthorization(
                 state: state,
                 codeVerifier: pkce.verifier,
@@ -162,8 +181,7 @@ extension OAuth2 {
 
         /// The query parameters in order: `response_type`, `client_id`, `redirect_uri`, `scope`,
         /// `state`, `code_challenge`, `code_challenge_method`, `nonce` and `max_age` (OpenID
-        /// Connect), each `resource`, then the
-        /// additional ones.
+        /// Connect), `dpop_jkt` (RFC 9449 §10), each `resource`, then the additional ones.
         public var parameters: [(name: String, value: String)] {
             var parameters: [(name: String, value: String)] = [
                 ("response_type", "code"),
@@ -176,6 +194,7 @@ extension OAuth2 {
             parameters.append(("code_challenge_method", pkce.challengeMethod))
             if let nonce = pending.nonce { parameters.append(("nonce", nonce.reveal())) }
             if let maxAge = pending.maxAge { parameters.append(("max_age", String(maxAge))) }
+            if let dpopJKT { parameters.append(("dpop_jkt", dpopJKT)) }
             for resource in resources { parameters.append(("resource", resource)) }
             parameters.append(contentsOf: additionalParameters)
             return parameters

@@ -26,6 +26,11 @@ extension OAuth2 {
         /// ([OpenID Connect Core §3.1.3.7](https://openid.net/specs/openid-connect-core-1_0.html#IDTokenValidation),
         /// [§12.2](https://openid.net/specs/openid-connect-core-1_0.html#RefreshTokenResponse)).
         public var openIDConnect: OpenIDConnect.RelyingParty?
+        /// The thumbprint of the client's DPoP key, sent as `dpop_jkt` on every authorization
+        /// request (and PAR request) this flow makes, so that the code is bound to the key and
+        /// redeemed only with a proof of it ([RFC 9449 §10](https://www.rfc-editor.org/rfc/rfc9449#section-10)).
+        /// Set from the prover when the transport is an ``OAuth2/DPoP/Transport``; `nil` sends none.
+        public var dpopJKT: String?
 
         /// A client that authenticates with its TLS certificate (``ClientAuthentication/tlsClientAuth``,
         /// ``ClientAuthentication/selfSignedTLSClientAuth``) talks to the server's
@@ -44,6 +49,7 @@ extension OAuth2 {
             self.client = client
             self.transport = transport
             self.now = now
+            self.dpopJKT = (transport as? OAuth2.DPoP.Transport)?.prover.thumbprint
         }
 
         /// Fetches `issuer`'s metadata and checks its `issuer`
@@ -96,6 +102,7 @@ extension OAuth2 {
                 issuer: server.issuer,
                 requiresIssuer: server.requiresIssuerParameter,
                 maxAge: maxAge,
+                dpopJKT: dpopJKT,
                 random: random
             )
         }

@@ -96,6 +96,7 @@ extension OAuth2.Flow {
             additionalParameters: additionalParameters,
             issuer: server.issuer,
             requiresIssuer: server.requiresIssuerParameter,
+            dpopJKT: dpopJKT,
             random: random
         )
         guard push || server.requiresPushedAuthorizationRequests else { return request }

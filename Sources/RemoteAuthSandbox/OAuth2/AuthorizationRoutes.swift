@@ -109,6 +109,13 @@ struct AuthorizationRoutes: Sendable {
             pending.codeChallenge = challenge
         }
         pending.nonce = query["nonce"]
+        // RFC 9449 §10: the code is bound to this key thumbprint.
+        if let jkt = query["dpop_jkt"] {
+            guard OAuth2.DPoP.isThumbprint(jkt) else {
+                throw refuse(.invalidRequest, "dpop_jkt is not a SHA-256 JWK thumbprint (RFC 9449 §10)")
+            }
+            pending.dpopJKT = jkt
+        }
         // No scope: the configured ones (RFC 6749 §3.3); OpenID Connect's only when asked for.
         guard
             let scope = query["scope"] == nil

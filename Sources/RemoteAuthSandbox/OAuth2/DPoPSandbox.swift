@@ -66,32 +66,32 @@ extension TokenRoutes {
     /// ``SandboxConfiguration/dpopNonce`` the proof must carry the server's nonce
     /// ([§8](https://www.rfc-editor.org/rfc/rfc9449#section-8)).
     func dpopBinding(_ request: Request, client: SandboxConfiguration.OAuth2Client) async throws -> String? {
-        let dpop = store.dpop
-        let proof: String?
-        do {
-            proof = try OAuth2.DPoP.ProofVerifier.proof(in: request.headers)
-        } catch {
-            throw OAuth2Problem(.invalidDPoPProof, "\(error)")
-        }
-        guard let proof else {
+        guard let jkt = try await store.dpopThumbprint(of: request, configuration: configuration, issuer: issuer.url)
+        else {
             if client.requireDPoP { throw OAuth2Problem(.invalidDPoPProof, "this client must send a DPoP proof") }
             return nil
         }
-        let nonce = configuration.dpopNonce ? await dpop.nonce(for: .authorizationServer) : nil
-        do {
-            return try await dpop.verify(
-                proof,
-                method: request.method,
-                url: configuration.requestURL(request, issuer: issuer.url),
-                now: configuration.now(),
-                nonce: nonce
-            ).thumbprint
-        } catch let error as OAuth2.DPoP.Error where error.asksForNonce {
-            var problem = OAuth2Problem(.useDPoPNonce, "the authorization server requires a DPoP nonce")
-            problem.headers[.dpopNonce] = nonce
-            throw problem
-        } catch let error as OAuth2.DPoP.Error {
-            throw OAuth2Problem(.invalidDPoPProof, error.reason)
+        return jkt
+    }
+
+    /// An authorization code bound to a key (`dpop_jkt`) is redeemed only with a proof of that
+    /// key: "If they do not match, it MUST reject the request"
+    /// ([RFC 9449 §10](https://www.rfc-editor.org/rfc/rfc9449#section-10)). The sandbox answers
+    /// `invalid_grant`, the grant being what does not fit the request (the code is used up, as
+    /// after a wrong PKCE verifier).
+    static func checkCodeBinding(_ bound: String?, proof jkt: String?) throws {
+        guard let bound else { return }
+        guard let jkt else {
+            throw OAuth2Problem(
+                .invalidGrant,
+                "the authorization code is bound to a DPoP key (dpop_jkt): the token request needs a proof of it (RFC 9449 §10)"
+            )
+        }
+        guard constantTimeEquals(bound, jkt) else {
+            throw OAuth2Problem(
+                .invalidGrant,
+                "the DPoP proof's key is not the one the authorization code is bound to (dpop_jkt, RFC 9449 §10)"
+            )
         }
     }
 
@@ -107,6 +107,43 @@ extension TokenRoutes {
         guard let bound else { return }
         guard let jkt, constantTimeEquals(bound, jkt) else {
             throw OAuth2Problem(.invalidDPoPProof, "the refresh token is bound to another DPoP key")
+        }
+    }
+}
+
+extension OAuth2Store {
+    /// The thumbprint of the key of the request's DPoP proof, verified for the URL it was sent to
+    /// ([RFC 9449 §4.3](https://www.rfc-editor.org/rfc/rfc9449#section-4.3)), with the
+    /// authorization server's nonce when ``SandboxConfiguration/dpopNonce`` is on
+    /// ([§8](https://www.rfc-editor.org/rfc/rfc9449#section-8)); `nil` without a proof. For the
+    /// token endpoint and the PAR endpoint ([§10.1](https://www.rfc-editor.org/rfc/rfc9449#section-10.1)).
+    func dpopThumbprint(
+        of request: Request,
+        configuration: SandboxConfiguration,
+        issuer: String
+    ) async throws -> String? {
+        let proof: String?
+        do {
+            proof = try OAuth2.DPoP.ProofVerifier.proof(in: request.headers)
+        } catch {
+            throw OAuth2Problem(.invalidDPoPProof, "\(error)")
+        }
+        guard let proof else { return nil }
+        let nonce = configuration.dpopNonce ? await dpop.nonce(for: .authorizationServer) : nil
+        do {
+            return try await dpop.verify(
+                proof,
+                method: request.method,
+                url: configuration.requestURL(request, issuer: issuer),
+                now: configuration.now(),
+                nonce: nonce
+            ).thumbprint
+        } catch let error as OAuth2.DPoP.Error where error.asksForNonce {
+            var problem = OAuth2Problem(.useDPoPNonce, "the authorization server requires a DPoP nonce")
+            problem.headers[.dpopNonce] = nonce
+            throw problem
+        } catch let error as OAuth2.DPoP.Error {
+            throw OAuth2Problem(.invalidDPoPProof, error.reason)
         }
     }
 }

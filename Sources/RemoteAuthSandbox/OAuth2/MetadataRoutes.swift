@@ -42,12 +42,14 @@ struct MetadataRoutes: Sendable {
         // OpenID Connect Discovery 1.0 §3.
         let jwksURI: String
         let userinfoEndpoint: String
+        /// [RP-Initiated Logout 1.0 §2.1](https://openid.net/specs/openid-connect-rpinitiated-1_0.html#OPMetadata).
+        let endSessionEndpoint: String
         let subjectTypesSupported = ["public"]
         let idTokenSigningAlgValuesSupported = ["RS256", "ES256"]
         let tokenEndpointAuthSigningAlgValuesSupported = ["RS256", "PS256", "ES256", "EdDSA", "HS256"]
         let claimsSupported = [
             "sub", "iss", "aud", "exp", "iat", "auth_time", "nonce", "at_hash", "name",
-            "preferred_username", "email", "email_verified",
+            "preferred_username", "email", "email_verified", "sid",
         ]
 
         enum CodingKeys: String, CodingKey {
@@ -72,6 +74,7 @@ struct MetadataRoutes: Sendable {
             case tlsClientCertificateBoundAccessTokens = "tls_client_certificate_bound_access_tokens"
             case jwksURI = "jwks_uri"
             case userinfoEndpoint = "userinfo_endpoint"
+            case endSessionEndpoint = "end_session_endpoint"
             case subjectTypesSupported = "subject_types_supported"
             case idTokenSigningAlgValuesSupported = "id_token_signing_alg_values_supported"
             case tokenEndpointAuthSigningAlgValuesSupported = "token_endpoint_auth_signing_alg_values_supported"
@@ -109,7 +112,8 @@ struct MetadataRoutes: Sendable {
             pushedAuthorizationRequestEndpoint: issuer + "/oauth2/par",
             requirePushedAuthorizationRequests: configuration.requirePushedAuthorizationRequests,
             jwksURI: issuer + "/oauth2/jwks",
-            userinfoEndpoint: issuer + "/oauth2/userinfo"
+            userinfoEndpoint: issuer + "/oauth2/userinfo",
+            endSessionEndpoint: issuer + "/oauth2/logout"
         )
         if tls { metadata.tlsClientCertificateBoundAccessTokens = true }
         return metadata

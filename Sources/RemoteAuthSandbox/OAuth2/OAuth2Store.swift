@@ -23,6 +23,9 @@ actor OAuth2Store {
         var nonce: String? = nil
         /// `true` for the implicit grant (`response_type=token`), answered in the fragment.
         var implicit: Bool
+        /// `dpop_jkt`: the DPoP key the code is bound to; redeemed only with a proof of it
+        /// ([RFC 9449 §10](https://www.rfc-editor.org/rfc/rfc9449#section-10)).
+        var dpopJKT: String? = nil
     }
 
     struct AuthorizationCode: Sendable {

@@ -81,7 +81,7 @@ struct OAuth2Parameters: Sendable {
     /// The parameters that may be given more than once.
     static let repeatable: Set<String> = ["resource", "audience"]
 
-    let values: [String: String]
+    private(set) var values: [String: String]
     /// Every value of each ``repeatable`` parameter, in order.
     let repeated: [String: [String]]
 
@@ -117,7 +117,12 @@ struct OAuth2Parameters: Sendable {
         return try OAuth2Parameters(pairs)
     }
 
-    subscript(_ name: String) -> String? { values[name] }
+    /// A parameter's value; setting one is for what the server derives itself (a pushed
+    /// request's `dpop_jkt` from its proof, RFC 9449 §10.1).
+    subscript(_ name: String) -> String? {
+        get { values[name] }
+        set { values[name] = newValue }
+    }
 }
 
 /// Client authentication at the token, device, revocation and introspection endpoints

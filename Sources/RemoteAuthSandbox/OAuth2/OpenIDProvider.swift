@@ -42,6 +42,10 @@ final class OpenIDProvider: Sendable {
     struct Authentication: Sendable {
         let user: String
         let authTime: Int64
+        /// `sid`: the session the ID tokens of this grant name, so that a logout with one of
+        /// them as `id_token_hint` ends that grant
+        /// ([Front-Channel Logout 1.0 §3](https://openid.net/specs/openid-connect-frontchannel-1_0.html#ClaimsContents)).
+        let sid: String
     }
 
     private struct State {
@@ -124,11 +128,38 @@ final class OpenIDProvider: Sendable {
         state.withLock { $0.authentications[family] }
     }
 
+    /// The token family whose ID tokens carry `sid`.
+    func family(sid: String) -> String? {
+        state.withLock { state in state.authentications.first { $0.value.sid == sid }?.key }
+    }
+
+    /// Forgets a family's authentication (its grant was ended by a logout).
+    func forget(family: String) {
+        _ = state.withLock { $0.authentications.removeValue(forKey: family) }
+    }
+
+    /// The claims of an ID token this provider signed (with the current or the previous keys)
+    /// for its own issuer, whatever its `exp`: an `id_token_hint` may have expired
+    /// ([RP-Initiated Logout 1.0 §2](https://openid.net/specs/openid-connect-rpinitiated-1_0.html#RPLogout)).
+    /// `nil` for anything else.
+    func claimsOfIssued(_ token: String, now: Int64) -> [String: JSONValue]? {
+        let (current, previous) = generations(now: now)
+        let keys = ([current] + (previous.map { [$0] } ?? [])).flatMap { [$0.rsa, $0.ec] }
+            .compactMap { $0.publicJWK.flatMap { try? JOSE.VerificationKey(jwk: $0) } }
+        guard let jws = try? JOSE.CompactJWS(token),
+            (try? jws.verify(with: keys, allowing: [.rs256, .es256])) != nil,
+            let claims = try? jws.claims(),
+            claims["iss"]?.stringValue == issuer.url
+        else { return nil }
+        return claims
+    }
+
     /// An ID token ([Core §2](https://openid.net/specs/openid-connect-core-1_0.html#IDToken),
     /// [§3.1.3.6](https://openid.net/specs/openid-connect-core-1_0.html#CodeIDToken)): `iss`,
     /// `sub`, `aud` (the client), `exp`, `iat`, `auth_time`, `nonce` when the request had one,
-    /// `at_hash` of the access token, and the claims of the scope; signed with the client's
-    /// `idTokenSignedResponseAlg` (RS256 by default, or ES256).
+    /// `at_hash` of the access token, `sid` of the grant, and the claims of the scope; signed with the client's
+    /// `idTokenSignedResponseAlg` (RS256 by default, or ES256). `subject` replaces `sub` (the
+    /// ``SandboxConfiguration/refreshedIDTokenSubject`` test hook).
     func idToken(
         client: SandboxConfiguration.OAuth2Client,
         user: String,
@@ -136,17 +167,21 @@ final class OpenIDProvider: Sendable {
         nonce: String?,
         authTime: Int64,
         accessToken: String,
-        now: Int64
+        now: Int64,
+        sid: String? = nil,
+        subject: String? = nil
     ) -> String {
         let (current, _) = generations(now: now)
         let key = client.idTokenSignedResponseAlg == "ES256" ? current.ec : current.rsa
         var claims = userClaims(of: user, scope: scope)
+        if let subject { claims["sub"] = .string(subject) }
         claims["iss"] = .string(issuer.url)
         claims["aud"] = .string(client.id)
         claims["iat"] = .integer(now)
         claims["exp"] = .integer(now + configuration.accessTokenTTL)
         claims["auth_time"] = .integer(authTime)
         if let nonce { claims["nonce"] = .string(nonce) }
+        if let sid { claims["sid"] = .string(sid) }
         claims["at_hash"] = .string(OpenIDConnect.IDTokenValidator.halfHash(accessToken, algorithm: key.algorithm))
         return (try? JOSE.JWS.sign(claims: claims, with: key, header: ["typ": "JWT"])) ?? ""
     }
@@ -246,11 +281,13 @@ final class OpenIDProvider: Sendable {
     }
 }
 
-/// `/oauth2/jwks` and `/oauth2/userinfo`.
+/// `/oauth2/jwks`, `/oauth2/userinfo` and `/oauth2/logout`.
 struct OpenIDRoutes: Sendable {
     let configuration: SandboxConfiguration
     let store: OAuth2Store
     let provider: OpenIDProvider
+    /// The browser's sign-in session, ended by a logout.
+    let consent: ConsentRoutes
 
     var collection: RouteCollection<SandboxRequestContext> {
         let routes = RouteCollection(context: SandboxRequestContext.self)
@@ -262,6 +299,13 @@ struct OpenIDRoutes: Sendable {
         }
         routes.post("userinfo") { request, context in
             try await userInfo(request, peer: await context.peerCertificate())
+        }
+        // RP-Initiated Logout 1.0 §2: GET and POST.
+        routes.get("logout") { request, _ in
+            try await logout(request, parameters: try OAuth2Parameters(request.queryFields.pairs))
+        }
+        routes.post("logout") { request, _ in
+            try await logout(request, parameters: try await OAuth2Parameters.body(of: request))
         }
         return routes
     }

@@ -7,9 +7,14 @@ import RemoteAuth
 /// as at the token endpoint and sends the authorization request's parameters as a form; the
 /// request is checked as the authorization endpoint would check it, kept for
 /// ``SandboxConfiguration/pushedRequestTTL`` seconds, and named by a one-time `request_uri`.
+///
+/// DPoP ([RFC 9449 §10.1](https://www.rfc-editor.org/rfc/rfc9449#section-10.1)): the code is
+/// bound to the key named by `dpop_jkt` in the body, or to the key of a `DPoP` proof sent with
+/// the push (checked as at the token endpoint); when both come, they must name the same key.
 struct PushedAuthorizationRoutes: Sendable {
     let configuration: SandboxConfiguration
     let store: OAuth2Store
+    let issuer: OAuth2Issuer
 
     var collection: RouteCollection<SandboxRequestContext> {
         let routes = RouteCollection(context: SandboxRequestContext.self)
@@ -29,7 +34,7 @@ struct PushedAuthorizationRoutes: Sendable {
     }
 
     func push(_ request: Request, peer: PeerCertificate?) async throws -> Response {
-        let parameters = try await OAuth2Parameters.body(of: request)
+        var parameters = try await OAuth2Parameters.body(of: request)
         let (client, _) = try await OAuth2ClientAuthentication(configuration: configuration)
             .authenticate(request, parameters, peer: peer)
         // §2.1: request_uri is not allowed in a pushed request.
@@ -59,6 +64,19 @@ struct PushedAuthorizationRoutes: Sendable {
         }
         guard OAuth2Rules.scope(parameters["scope"], allowed: configuration.oauth2Scopes) != nil else {
             throw OAuth2Problem(.invalidScope, "scope names a scope this server does not grant")
+        }
+        if let jkt = parameters["dpop_jkt"], !OAuth2.DPoP.isThumbprint(jkt) {
+            throw OAuth2Problem(.invalidRequest, "dpop_jkt is not a SHA-256 JWK thumbprint (RFC 9449 §10)")
+        }
+        // RFC 9449 §10.1: a proof with the push binds the code to its key, as dpop_jkt would.
+        if let proved = try await store.dpopThumbprint(of: request, configuration: configuration, issuer: issuer.url) {
+            if let named = parameters["dpop_jkt"], !constantTimeEquals(named, proved) {
+                throw OAuth2Problem(
+                    .invalidDPoPProof,
+                    "dpop_jkt is not the thumbprint of the DPoP proof's key (RFC 9449 §10.1)"
+                )
+            }
+            parameters["dpop_jkt"] = proved
         }
         let now = configuration.now()
         let uri = await store.addPushed(

@@ -153,6 +153,7 @@ struct TokenRoutes: Sendable {
         else {
             throw OAuth2Problem(.invalidGrant, "code_verifier does not match the code_challenge")
         }
+        try Self.checkCodeBinding(record.request.dpopJKT, proof: jkt)
         let issued = await store.issueTokens(
             clientID: client.id,
             user: record.user,
@@ -170,7 +171,8 @@ struct TokenRoutes: Sendable {
             // auth_time: when the user approved, which is when the code was issued.
             let authentication = OpenIDProvider.Authentication(
                 user: record.user,
-                authTime: record.expiresAt - configuration.authorizationCodeTTL
+                authTime: record.expiresAt - configuration.authorizationCodeTTL,
+                sid: await store.token()
             )
             openID.remember(family: issued.family, authentication)
             idToken = openID.idToken(
@@ -180,7 +182,8 @@ struct TokenRoutes: Sendable {
                 nonce: record.request.nonce,
                 authTime: authentication.authTime,
                 accessToken: issued.access,
-                now: now
+                now: now,
+                sid: authentication.sid
             )
         }
         return tokenResponse(issued.access, refresh: issued.refresh, scope: record.request.scope, jkt: jkt, idToken: idToken)
@@ -242,7 +245,9 @@ struct TokenRoutes: Sendable {
                     nonce: nil,
                     authTime: authentication.authTime,
                     accessToken: issued.access,
-                    now: now
+                    now: now,
+                    sid: authentication.sid,
+                    subject: configuration.refreshedIDTokenSubject
                 )
             }
             return tokenResponse(issued.access, refresh: issued.refresh, scope: scope, jkt: record.jkt ?? jkt, idToken: idToken)

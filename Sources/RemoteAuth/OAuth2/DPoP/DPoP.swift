@@ -55,6 +55,17 @@ extension OAuth2.DPoP {
         return scheme + "://" + authority
     }
 
+    /// Whether `value` has the form of a SHA-256 JWK thumbprint in base64url: 43 characters of
+    /// the URL-safe alphabet, no padding (`jkt`, `dpop_jkt`;
+    /// [RFC 9449 §6.1](https://www.rfc-editor.org/rfc/rfc9449#section-6.1), [§10](https://www.rfc-editor.org/rfc/rfc9449#section-10)).
+    public static func isThumbprint(_ value: String) -> Bool {
+        value.utf8.count == 43
+            && value.utf8.allSatisfy { byte in
+                (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || (0x30...0x39).contains(byte)
+                    || byte == 0x2D || byte == 0x5F
+            }
+    }
+
     /// Whether `token_type` is `DPoP`, compared case-insensitively
     /// ([RFC 6749 §7.1](https://www.rfc-editor.org/rfc/rfc6749#section-7.1)).
     public static func isDPoPTokenType(_ tokenType: String) -> Bool {

@@ -52,6 +52,10 @@ extension OAuth2 {
         /// refreshes and resource requests must present the same certificate. A file written
         /// before it has none and still decodes.
         public var clientCertificate: ClientCertificateReference?
+        /// The OpenID provider of a session signed in with OpenID Connect: where its keys are,
+        /// for the ID tokens of refreshes ([Core §12.2](https://openid.net/specs/openid-connect-core-1_0.html#RefreshTokenResponse)),
+        /// and its `end_session_endpoint`. A file written before it has none and still decodes.
+        public var openIDProvider: OpenIDProvider?
 
         public init(
             tokens: Tokens,
@@ -66,7 +70,8 @@ extension OAuth2 {
             resourceOrigins: [String] = [],
             dpopKey: JOSE.JWK? = nil,
             clientKeyReference: String? = nil,
-            clientCertificate: ClientCertificateReference? = nil
+            clientCertificate: ClientCertificateReference? = nil,
+            openIDProvider: OpenIDProvider? = nil
         ) {
             self.tokens = tokens
             self.issuer = issuer
@@ -81,6 +86,7 @@ extension OAuth2 {
             self.dpopKey = dpopKey
             self.clientKeyReference = clientKeyReference
             self.clientCertificate = clientCertificate
+            self.openIDProvider = openIDProvider
         }
 
         /// ``resourceOrigins`` as scopes, for ``InMemoryCredentialStore/add(_:for:allowingPlainHTTP:)``.

@@ -49,7 +49,7 @@ extension OAuth2.Session {
         assertionKey: JOSE.SigningKey?,
         random: RandomSource
     ) throws -> OAuth2.Flow {
-        OAuth2.Flow(
+        var flow = OAuth2.Flow(
             server: OAuth2.AuthorizationServer(
                 issuer: issuer,
                 tokenEndpoint: tokenEndpoint,
@@ -60,6 +60,9 @@ extension OAuth2.Session {
             transport: transport,
             now: now
         )
+        // Core §12.2: an OpenID Connect session validates the ID token of every refresh.
+        flow.openIDConnect = try relyingParty(over: transport, now: now)
+        return flow
     }
 }
 

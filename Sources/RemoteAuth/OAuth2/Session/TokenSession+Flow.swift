@@ -16,7 +16,7 @@ extension OAuth2.Session {
     /// The flow that refreshes, revokes and introspects this session's tokens, at the endpoints
     /// it was signed in with.
     public func flow(over transport: any HTTPTransport, now: @escaping @Sendable () -> Int64) throws -> OAuth2.Flow {
-        OAuth2.Flow(
+        var flow = OAuth2.Flow(
             server: OAuth2.AuthorizationServer(
                 issuer: issuer,
                 tokenEndpoint: tokenEndpoint,
@@ -27,6 +27,9 @@ extension OAuth2.Session {
             transport: transport,
             now: now
         )
+        // Core §12.2: an OpenID Connect session validates the ID token of every refresh.
+        flow.openIDConnect = try relyingParty(over: transport, now: now)
+        return flow
     }
 }
 

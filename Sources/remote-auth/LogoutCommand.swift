@@ -1,0 +1,115 @@
+import ArgumentParser
+import Foundation
+import RemoteAuth
+import RemoteAuthFileStore
+import RemoteAuthLoopback
+
+/// `remote-auth logout`: RP-initiated logout at the OpenID provider of an `--oidc` profile
+/// ([OpenID Connect RP-Initiated Logout 1.0](https://openid.net/specs/openid-connect-rpinitiated-1_0.html)),
+/// then the profile is forgotten.
+struct LogoutCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "logout",
+        abstract:
+            "Sign out at the OpenID provider of an --oidc profile (RP-Initiated Logout 1.0) and remove the profile.",
+        discussion: ExitStatus.discussion(
+            """
+            The logout URL is the profile's end_session_endpoint with its ID token as id_token_hint and \
+            its client_id (§2); it opens in the browser, or is printed on a line of its own with \
+            --no-browser (it holds the ID token: do not log it). With --post-logout-redirect-uri \
+            http://127.0.0.1:PORT/PATH, registered with the provider (which compares it exactly, §3), a \
+            listener on that port waits for the provider to send the browser back, and the state it \
+            brings (a fresh 128-bit value sent with the request) is checked. The profile is removed once \
+            the URL is handed out (or the browser came back). Tokens are not revoked here: a provider \
+            ends the grant at logout or not ('remote-auth revoke' revokes them, RFC 7009).
+            """
+        )
+    )
+
+    @Option(help: "The OAuth 2 profile signed in with 'authorize oauth2 --oidc'.")
+    var profile: String
+
+    @Option(
+        help:
+            "A post_logout_redirect_uri registered for the client, http://127.0.0.1:PORT/PATH: the browser comes back there and its state is checked."
+    )
+    var postLogoutRedirectURI: String?
+
+    @Flag(help: "Print the logout URL instead of opening the browser.")
+    var noBrowser = false
+
+    @Option(help: "Seconds to wait for the browser to come back (at least 1).")
+    var timeout = 300
+
+    /// The port and path of `--post-logout-redirect-uri`: a loopback `http` URL with a port.
+    var listenerAddress: (port: Int, path: String)? {
+        guard let uri = postLogoutRedirectURI, let components = URLComponents(string: uri),
+            components.scheme == "http", components.host == "127.0.0.1", let port = components.port, port > 0,
+            components.query == nil, components.fragment == nil
+        else { return nil }
+        return (port, components.path.isEmpty ? "/" : components.path)
+    }
+
+    func validate() throws {
+        guard timeout > 0 else {
+            throw ValidationError("--timeout must be a whole number of seconds, at least 1, not \(timeout)")
+        }
+        if postLogoutRedirectURI != nil, listenerAddress == nil {
+            throw ValidationError(
+                "--post-logout-redirect-uri must be http://127.0.0.1:PORT/PATH (with its port, no query): the listener's address"
+            )
+        }
+    }
+
+    func run() async throws {
+        let profile = try await OAuth2Profile.require(self.profile)
+        let session = profile.session
+        guard session.openIDProvider?.endSessionEndpoint != nil, session.tokens.idToken != nil else {
+            throw CLIFailure(
+                "profile '\(profile.name)' keeps no end_session_endpoint and ID token: sign in with 'remote-auth authorize oauth2 --oidc' at a provider that offers RP-initiated logout"
+            )
+        }
+        do {
+            if let uri = postLogoutRedirectURI, let address = listenerAddress {
+                // §2: state, returned to the post-logout redirect, ties the answer to this request.
+                let state = RemoteAuthBase64URL.encode(RandomSource.system.bytes(16))
+                let request = try session.logoutRequest(postLogoutRedirectURI: uri, state: state)
+                let noBrowser = self.noBrowser
+                let timeout = self.timeout
+                let back = try await LoopbackCallbackListener.withListener(
+                    path: address.path,
+                    port: address.port,
+                    page: "You are signed out. You can close this window."
+                ) { _, listener in
+                    Self.hand(request.url, noBrowser: noBrowser)
+                    Terminal.writeError("Waiting for the browser to come back to \(uri) (up to \(timeout) s)…\n")
+                    return try await listener.callback(timeout: .seconds(timeout))
+                }
+                let returned = URLComponents(string: back)?.queryItems?.filter { $0.name == "state" }.compactMap(
+                    \.value
+                )
+                guard let returned, returned.count == 1, constantTimeEquals(returned[0], state) else {
+                    throw CLIFailure("the browser came back without the state sent with the logout request (§3)")
+                }
+            } else {
+                Self.hand(try session.logoutRequest().url, noBrowser: noBrowser)
+            }
+        } catch let failure as CLIFailure {
+            throw failure
+        } catch {
+            throw profile.failure(error)
+        }
+        try await profile.store.removeSession(service: profile.key.service, account: profile.key.account)
+        Terminal.writeLine("Signed out; removed profile '\(profile.name)'.")
+    }
+
+    /// Opens the URL, or prints it (it holds the ID token, so only when it must be).
+    static func hand(_ url: String, noBrowser: Bool) {
+        if !noBrowser, AuthorizeOAuth1.openBrowser(url) {
+            Terminal.writeError("Opened the browser at the provider's logout page.\n")
+        } else {
+            Terminal.writeError("Open this URL in a browser to sign out:\n")
+            Terminal.writeLine(url)
+        }
+    }
+}
