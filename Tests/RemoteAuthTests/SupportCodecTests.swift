@@ -244,6 +244,23 @@ import Testing
         #expect(accepted == 256 + 65_536)
     }
 
+    /// Every octet outside the alphabet, at every position of a 2-, 3- and 4-character group
+    /// (and after a full group), is refused: `=`, `+`, `/`, white space, controls, non-ASCII.
+    @Test func refusesEveryOctetOutsideTheAlphabet() {
+        let outside = (0...255).map(UInt8.init).filter { !Self.alphabet.contains($0) }
+        #expect(outside.count == 192)
+        for octet in outside {
+            for length in [2, 3, 4, 6] {
+                for position in 0..<length {
+                    var bytes = [UInt8](repeating: UInt8(ascii: "A"), count: length)
+                    bytes[position] = octet
+                    let decoded = bytes.withUnsafeBufferPointer { RemoteAuthBase64URL.decode(bytes: $0) }
+                    #expect(decoded == nil, "octet \(octet) at \(position) of \(length)")
+                }
+            }
+        }
+    }
+
     @Test func refusesWhatIsNotBase64URL() {
         for text in ["A", "AAAAA", "AA==", "AA=", "A+", "A/", "A A", "QQ\n", "é", "QR"] {
             #expect(RemoteAuthBase64URL.decode(text) == nil, "\(text)")

@@ -158,12 +158,14 @@ extension JOSE {
         ///   ``JOSE/Error/Code/criticalHeader``, ``JOSE/Error/Code/malformed`` (a `typ` mismatch).
         public func checkHeader(allowing allowed: Set<Algorithm>, type expectedType: String? = nil) throws {
             // RFC 8725 §3.1: the algorithm is the verifier's choice, never the token's alone.
-            guard algorithm != .none, allowed.contains(algorithm) else {
+            // The sets are small and the names short (inline strings): comparing each is
+            // cheaper than hashing the name.
+            guard algorithm != .none, allowed.contains(where: { $0 == algorithm }) else {
                 throw JOSE.Error(
                     .algorithmNotAllowed,
                     "alg '\(algorithm)' is not allowed here (allowed: \(allowed.map(\.rawValue).sorted().joined(separator: ", ")))")
             }
-            guard Algorithm.implemented.contains(algorithm) else {
+            guard Algorithm.implemented.contains(where: { $0 == algorithm }) else {
                 throw JOSE.Error(.unsupportedAlgorithm, "alg '\(algorithm)'")
             }
             // RFC 7515 §4.1.11: a recipient that does not understand a listed extension must
@@ -195,6 +197,11 @@ extension JOSE {
             with keys: [VerificationKey], allowing allowed: Set<Algorithm>, type: String? = nil
         ) throws -> VerificationKey {
             try checkHeader(allowing: allowed, type: type)
+            return try verifyCheckedHeader(with: keys)
+        }
+
+        /// ``verify(with:allowing:type:)`` once ``checkHeader(allowing:type:)`` has passed.
+        func verifyCheckedHeader(with keys: [VerificationKey]) throws -> VerificationKey {
             let key = try JOSE.selectKey(from: keys, keyID: keyID, algorithm: algorithm)
             guard key.isValidSignature(signature, for: signingInput, algorithm: algorithm) else {
                 throw JOSE.Error(.invalidSignature, "the \(algorithm) signature does not verify")

@@ -68,13 +68,13 @@ extension JOSE {
             try jws.checkHeader(allowing: allowed, type: type)
             let set = try await keySet()
             do {
-                return try jws.verify(with: set.keys, allowing: allowed, type: type)
+                return try jws.verifyCheckedHeader(with: set.keys)
             } catch let error as JOSE.Error where error.code == .unknownKey {
                 guard let last = lastFetchAttempt, now() - last >= configuration.minimumRefetchInterval else {
                     throw error
                 }
                 let fresh = try await fetch()
-                return try jws.verify(with: fresh.keys, allowing: allowed, type: type)
+                return try jws.verifyCheckedHeader(with: fresh.keys)
             }
         }
 

@@ -127,17 +127,19 @@ private struct JSONReader {
         guard depth <= maximumDepth else { throw fail("nested more than \(maximumDepth) deep") }
     }
 
-    /// RFC 8259 §4.
+    /// RFC 8259 §4. The members are collected first and the dictionary made at its final size
+    /// (growing it member by member rehashed it at every doubling).
     mutating func readObject() throws -> [String: JSONValue] {
         try enter()
         index += 1  // {
-        var members: [String: JSONValue] = [:]
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
             index += 1
             depth -= 1
-            return members
+            return [:]
         }
+        var collected: [(name: String, value: JSONValue, offset: Int)] = []
+        collected.reserveCapacity(16)
         while true {
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
                 throw fail("an object member must start with a string name")
@@ -148,10 +150,7 @@ private struct JSONReader {
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw fail("a ':' is missing") }
             index += 1
             skipWhitespace()
-            let value = try readValue()
-            guard members.updateValue(value, forKey: name) == nil else {
-                throw fail("a member name appears twice", at: nameOffset)
-            }
+            collected.append((name, try readValue(), nameOffset))
             skipWhitespace()
             guard index < bytes.count else { throw fail("the object is not closed") }
             if bytes[index] == UInt8(ascii: ",") {
@@ -162,6 +161,10 @@ private struct JSONReader {
             guard bytes[index] == UInt8(ascii: "}") else { throw fail("a ',' or '}' is missing") }
             index += 1
             depth -= 1
+            var members = [String: JSONValue](minimumCapacity: collected.count)
+            for member in collected where members.updateValue(member.value, forKey: member.name) != nil {
+                throw fail("a member name appears twice", at: member.offset)
+            }
             return members
         }
     }
