@@ -253,5 +253,19 @@ struct FuzzRegressionDotSegmentTests {
         #expect(oct.publicKey == nil)
         #expect(try JOSE.VerificationKey(jwk: oct).jwk.k != nil)
     }
+
+    // Finding 7 (jwk_set, invariant "an imported key holds private RSA members"): an `oct` JWK
+    // in a JWK Set with `d`, `p`, `q`, `dp`, `dq` beside its `k` became a `VerificationKey`
+    // whose `jwk` kept them all, though `jwk` is documented as the public members or `k`.
+    // They are dropped now. Input: Fuzz/Corpus/jwk_set/regression-oct-key-with-rsa-private-members.
+
+    @Test func aSymmetricKeyKeepsOnlyK() throws {
+        let json = #"{"keys":[{"kty":"oct","kid":"h","k":"AyM1SysPpbyDfgZld3umj1qzKObwVMkoqQ-EstJQLr_T-1qS0gZH75aKtMN3Yj0iPS4hcgUuTwjAzZr1Z9CAow","d":"RXEweHBHbk5DaXZEZmxKc1JRQlg","p":"NUJ6RUVPdElwbVZkVkVaTkNxUzc","q":"dVFQRWZnbVZ0akwwVXl5eDg4R1o","dp":"QndLZlYzQWtxNV9NRlpERlpDblc","dq":"aF85Ni1tSzFSXzdnbGhzdW04MWQ"}]}"#
+        let set = try JOSE.KeySet(json: Array(json.utf8))
+        let key = try #require(set.keys.first)
+        #expect(key.jwk.k != nil)
+        #expect([key.jwk.d, key.jwk.p, key.jwk.q, key.jwk.dp, key.jwk.dq, key.jwk.qi].allSatisfy { $0 == nil })
+        #expect(key.keyID == "h")
+    }
 }
 
