@@ -30,6 +30,8 @@
 #                     its RFC 7638 thumbprints as dpop_jkt bind the sandbox's codes (§10), and
 #                     equal the dpop_jkt remote-auth's --dpop code flow sends
 #   httpbin (PyPI, under gunicorn) a Digest server for `remote-auth request`: MD5, SHA-256 × auth, auth-int
+#   wrk (Debian)      loads the sandbox: Bearer and OAuth 1.0a HMAC-SHA1 requests (0 errors,
+#                     requests/s, p99, peak RSS), and --state across a kill -9 under load
 #   PostgreSQL (Debian) the RemoteAuthPostgres token store: a throwaway server on loopback, N
 #                     instances refreshing one session against the sandbox (one refresh per expiry)
 #
@@ -127,6 +129,9 @@ step mtls-rfc8705 bash scripts/interop/mtls_rfc8705.sh "$binary"
 
 echo "interop: the PostgreSQL token store against a PostgreSQL server (Debian), shared by instances refreshing against the sandbox"
 step postgres-store bash scripts/interop/postgres_store.sh
+
+echo "interop: wrk loads the sandbox with Bearer and OAuth 1.0a-signed requests, and kills it under load (--state)"
+step sandbox-load bash scripts/interop/sandbox_load.sh "$binary"
 
 # The sandbox's --config: the RSA-SHA1 consumer the oauthlib flow needs (the public key of the
 # vector rfc5849_1.2_photos_rsa_sha1, whose private key oauthlib signs with), and one more

@@ -134,6 +134,65 @@ for ref in rfc3986:
 add("uri_reference", "https://server.example.com/authorize?x=1\nhttps://client.example.com/cb?code=abc#frag")
 add("uri_reference", "http://127.0.0.1:8080\n/login/../callback/./x?y")
 
+# JOSE: jws (allow-list, then a compact JWS, or a header and a payload to sign).
+jose = load("jose")
+dpop = load("dpop")
+for v in jose:
+    if v["kind"] == "jws" and v.get("jws"):
+        add("jws", "\n" + v["jws"])
+        add("jws", f"{v.get('verify_alg') or v['alg']}\n{v['jws']}")
+add("jws", "ES256,RS256\n" + next(v["jws"] for v in jose if v["name"] == "alg_confusion_hs256_with_rsa_public_pem"))
+add("jws", '\n{"alg":"HS256","typ":"JWT"}\n{"iss":"joe","exp":1300819380,"http://example.com/is_root":true}')
+add("jws", 'ES256\n{"alg":"ES256"}\n{"sub":"1234567890","name":"John Doe","iat":1516239022}')
+add("jws", 'EdDSA,ES256\n{"alg":"EdDSA","kid":"ed"}\nExample of Ed25519 signing')
+add("jws", 'HS256\n{"alg":"HS256","kid":"ec","b64":false}\n')
+add("jws", 'HS256,none\n{"alg":"HS256","crit":["exp"],"exp":1}\n{}')
+add("jws", 'RS256\n{"alg":"ES256","kid":7}\nx')
+
+# jwk_set: JWKs (public and private) and JWK Sets.
+jwks = []
+for v in jose:
+    for key in ("jwk", "verify_jwk"):
+        if v.get(key):
+            jwks.append(v[key])
+for v in dpop:
+    if v.get("jwk"):
+        jwks.append(v["jwk"])
+    if isinstance(v.get("expected_header"), dict) and v["expected_header"].get("jwk"):
+        jwks.append(v["expected_header"]["jwk"])
+for jwk in jwks:
+    add("jwk_set", json.dumps(jwk, separators=(",", ":")))
+public = [ {k: x for k, x in jwk.items() if k not in ("d", "p", "q", "dp", "dq", "qi")} for jwk in jwks if jwk.get("kty") != "oct"]
+add("jwk_set", json.dumps({"keys": public}, separators=(",", ":")))
+add("jwk_set", json.dumps({"keys": [dict(j, kid=f"k{i}", use="sig") for i, j in enumerate(public[:3])] + [{"kty": "EC", "crv": "P-521", "x": "AA", "y": "AA"}, {"kty": "weird"}, 7]}))
+add("jwk_set", '{"keys":[' + ",".join(['{"kty":"oct"}'] * 12) + "]}")
+add("jwk_set", '{"keys":[{"kty":"RSA","n":"AQAB","e":"AQAB","alg":"RS256","key_ops":["verify"]},{"kty":"oct","k":"AyM1SysPpbyDfgZld3umj1qzKObwVMkoqQ-EstJQLr_T-1qS0gZH75aKtMN3Yj0iPS4hcgUuTwjAzZr1Z9CAow","kid":"h"}]}')
+add("jwk_set", '{"kty":"EC","crv":"P-256","x":"f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU","y":"x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0","d":"jpsQnnGQmL-YBIffH1136cLHYR4Y-BqI7s2L5Ut_zzQ","kid":"jpsQnn"}')
+add("jwk_set", '{"kty":"OKP","crv":"X25519","x":"hSDwCYkwp1R0i33ctD73Wg2_Og0mOBr066SpjqqbTmo","use":"enc"}')
+
+# dpop_proof: method, URI, clock, access token, jkt, nonce, then the DPoP fields.
+for v in dpop:
+    if v["kind"] == "proof" and v.get("jwt"):
+        jkt = v.get("expected_jkt") or ""
+        add("dpop_proof", f"{v['request_method']}\n{v['request_uri']}\n{v['verification_time']}\n{v.get('access_token') or ''}\n\n{v.get('server_nonce') or ''}\n{v['jwt']}")
+        add("dpop_proof", f"{v['request_method']}\n{v['request_uri']}\n{v['verification_time']}\n{v.get('access_token') or ''}\n{jkt}\n\n{v['jwt']}")
+add("dpop_proof", 'POST\nhttps://server.example.com/token\n1562262616\n\n\n\n{"jti":"-BwC3ESc6acc2lTc","htm":"POST","htu":"https://server.example.com/token","iat":1562262616}')
+add("dpop_proof", 'GET\nHTTPS://Server.Example.COM:443/./protectedresource?x=1#f\n1562262700\nKz~8mXK1EalYznwH-LC-1fBAo.4Ljp~zsPE_NeO.gxU\n\neyJ7S_zG.FmuMSb\n{"jti":"e1j3V_bKic8-LAEB","htm":"GET","htu":"https://server.example.com/protectedresource","iat":1562262618,"ath":"fUHyO2r2Z3DZ53EsNrWBb0xWXoaNy59IiKCAqksmQEo","nonce":"eyJ7S_zG.FmuMSb"}')
+add("dpop_proof", 'POST\nhttps://server.example.com/token\n1562262616\n\n\n\n{"jti":"a","htm":"POST","htu":"https://server.example.com/token","iat":1.562262616e9}\n{"jti":"b"}')
+
+# id_token: nonce, max_age, access token, code, clock, then a token or a header and claims.
+core_claims = {"iss": "https://server.example.com", "sub": "24400320", "aud": "s6BhdRkqt3", "nonce": "n-0S6_WzA2Mj",
+               "exp": 1311281970, "iat": 1311280970, "auth_time": 1311280969, "acr": "urn:mace:incommon:iap:silver"}
+compact = lambda o: json.dumps(o, separators=(",", ":"))
+add("id_token", "n-0S6_WzA2Mj\n\n\n\n1311281000\n" + '{"alg":"ES256","kid":"ec","typ":"JWT"}\n' + compact(core_claims))
+add("id_token", "n-0S6_WzA2Mj\n600\njHkWEdUXMU1BwAsC4vtUsZwnNvTIxEl0z9K3vx5KF0Y\nQcb0Orv1zh30vL1MPRsbm-diHiMwcLyZvn1arpZv-Jxf_11jnpEX3Tgfvk\n1311281000\n" + '{"alg":"HS256"}\n' + compact(dict(core_claims, at_hash="77QmUPtjPfzWtF2AnpK9RQ", c_hash="LDktKdoQak3Pk0cnXxCltA")))
+add("id_token", "\n\n\n\n\n" + '{"alg":"ES256","kid":"ec"}\n' + compact(dict(core_claims, aud=["s6BhdRkqt3", "other"], azp="s6BhdRkqt3", exp=1.3112819705e9)))
+add("id_token", "\n\n\n\n\n" + '{"alg":"ES256"}\n' + compact(dict(core_claims, exp=9223372036854775807, auth_time=-9223372036854775808)))
+for v in jose:
+    if v["kind"] == "jws" and v.get("jws"):
+        add("id_token", "\n\n\n\n\n" + v["jws"])
+add("id_token", "\n\n\n\n\neyJhbGciOiJSU0EtT0FFUCIsImVuYyI6IkEyNTZHQ00ifQ.a.b.c.d")
+
 for target, items in seeds.items():
     directory = corpus / target
     directory.mkdir(parents=True, exist_ok=True)

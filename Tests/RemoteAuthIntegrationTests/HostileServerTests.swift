@@ -26,6 +26,9 @@ enum HostileServer {
         case trickleHead(interval: TimeAmount)
         /// A full head promising 100 bytes, then one byte per `interval`.
         case trickleBody(interval: TimeAmount)
+        /// A `200` with a JWK Set of `keys` keys: P-256 public keys with distinct `kid`s (about
+        /// 140 bytes each), or, `compact`, `{"kty":"oct"}` members (14 bytes each).
+        case jwks(keys: Int, compact: Bool)
     }
 
     final class Handler: ChannelInboundHandler {
@@ -65,6 +68,19 @@ enum HostileServer {
                 write(context, "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n")
                 trickle = Array(repeating: UInt8(ascii: " "), count: 100)
                 drip(context, every: interval)
+            case .jwks(let keys, let compact):
+                var members: [String] = []
+                members.reserveCapacity(keys)
+                for index in 0..<keys {
+                    members.append(
+                        compact
+                            ? #"{"kty":"oct"}"#
+                            : #"{"kty":"EC","crv":"P-256","kid":"k\#(index)","x":"f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU","y":"x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"}"#)
+                }
+                let body = #"{"keys":["# + members.joined(separator: ",") + "]}"
+                write(
+                    context,
+                    "HTTP/1.1 200 OK\r\nContent-Type: application/jwk-set+json\r\nContent-Length: \(body.utf8.count)\r\n\r\n" + body)
             }
         }
 
@@ -223,5 +239,31 @@ extension HostileServerTests {
             [.responseTooLarge, .malformedResponse].contains(error?.code),
             "\(String(describing: error)) \(String(describing: error?.underlying))")
         #expect(elapsed < .seconds(12), "\(elapsed)")
+    }
+}
+
+extension HostileServerTests {
+    /// An issuer's `jwks_uri` answering 10,000 keys: ``JOSE/KeySetCache`` refuses the set with
+    /// ``JOSE/Error/Code/tooLarge`` (RFC 7517 §5 sets no bound; this library's defaults are 100
+    /// keys and 256 KiB), at once, after one fetch. Realistic keys (about 1.4 MB) are refused by
+    /// size before any JSON is decoded, so memory is bounded by the transport's response limit;
+    /// 10,000 minimal members (140 KB, under the byte bound) are refused by count, before any
+    /// key is made.
+    @Test(arguments: [false, true])
+    func aJWKSetOfTenThousandKeysIsRefused(compact: Bool) async throws {
+        try await HostileServer.with(.jwks(keys: 10_000, compact: compact)) { port in
+            try await NIOHTTP1Transport.withTransport(configuration: .init(timeout: .seconds(10))) { transport in
+                let cache = try JOSE.KeySetCache(
+                    url: "http://127.0.0.1:\(port)/jwks", transport: transport, now: { 1_700_000_000 })
+                let clock = ContinuousClock()
+                let start = clock.now
+                let error = await #expect(throws: JOSE.Error.self) { _ = try await cache.keySet() }
+                let elapsed = clock.now - start
+                #expect(error?.code == .tooLarge, "\(String(describing: error))")
+                #expect(error?.reason.contains(compact ? "10000 keys" : "bytes") == true, "\(String(describing: error))")
+                #expect(elapsed < .seconds(10), "\(elapsed)")
+                #expect(await cache.fetchCount == 1)
+            }
+        }
     }
 }

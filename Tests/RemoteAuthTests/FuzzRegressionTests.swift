@@ -131,4 +131,141 @@ struct FuzzRegressionDotSegmentTests {
                 == #"qop=auth, rspauth="ab", cnonce="c", nc=00000001"#
         )
     }
+
+    // Finding 4 (found while writing the id_token target, by looking for every sum of the clock
+    // with a number a server sends): an `expires_in` near 2^63 from a token endpoint, a device
+    // authorization or PAR endpoint, or an implicit redirect trapped on overflow in
+    // `now + expires_in`: a hostile server crashed the client.
+    // The sum now saturates: such a token expires at `Int64.max`, the far future. Inputs:
+    // Fuzz/Corpus/{token_json,device_json,callback_url}/regression-expires-in-overflow.
+
+    static let now: Int64 = 1_700_000_000
+
+    @Test func anExpiresInNearTwoToTheSixtyThreeSaturates() throws {
+        let token = try OAuth2.TokenResponse.parse(
+            status: 200,
+            body: Array(#"{"access_token":"a","token_type":"Bearer","expires_in":9223372036854775807}"#.utf8),
+            now: Self.now
+        )
+        #expect(token.expiresIn == .max)
+        #expect(token.tokens.expiresAt == .max)
+        #expect(token.tokens.expiresAt.map { $0 - 60 <= Self.now } == false)
+
+        let device = try OAuth2.DeviceAuthorizationResponse.parse(
+            status: 200,
+            body: Array(
+                #"{"device_code":"d","user_code":"WDJB-MJHT","verification_uri":"https://example.com/device","expires_in":9223372036854775807}"#
+                    .utf8),
+            now: Self.now
+        )
+        #expect(device.expiresAt == .max)
+
+        let pushed = try OAuth2.PushedAuthorizationResponse.parse(
+            status: 201,
+            body: Array(#"{"request_uri":"urn:ietf:params:oauth:request_uri:6esc_11ACC5bwc014ltc14eY22c","expires_in":9223372036854775807}"#.utf8),
+            now: Self.now
+        )
+        #expect(pushed.expiresAt == .max)
+
+        let pending = OAuth2.PendingAuthorization(
+            state: Secret("af0ifjsldkj"),
+            codeVerifier: Secret("dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"),
+            redirectURI: "http://127.0.0.1:8080/callback",
+            issuer: "https://server.example.com",
+            requiresIssuer: false
+        )
+        let redirect = try pending.parseCallback(
+            "http://127.0.0.1:8080/callback#access_token=2YotnFZFEjr1zCsicMWpAA&state=af0ifjsldkj&token_type=example&expires_in=9223372036854775807",
+            now: Self.now
+        )
+        guard case .tokens(let tokens) = redirect else {
+            Issue.record("not tokens: \(redirect)")
+            return
+        }
+        #expect(tokens.expiresAt == .max)
+    }
+
+    // Finding 5 (id_token): an ID token signed by the issuer with `exp` near 2^63, or
+    // `auth_time` near -2^63 when `max_age` was sent, trapped on overflow in rule 9
+    // (`exp + leeway`) and rule 13 (`now - auth_time`). The sums saturate: the first token is
+    // valid until the far future, the second authenticated too long ago. Input:
+    // Fuzz/Corpus/id_token/seed-003 (and regression-auth-time-overflow).
+
+    @Test func anIDTokenWithTimesAtTheEndsOfInt64IsJudgedWithoutTrapping() async throws {
+        let key = JOSE.SigningKey.generateP256(keyID: "ec")
+        let validator = try OpenIDConnect.IDTokenValidator(
+            issuer: "https://server.example.com",
+            clientID: "s6BhdRkqt3",
+            keys: .keys([JOSE.VerificationKey(jwk: #require(key.publicJWK))])
+        )
+        func token(_ changes: [String: JSONValue]) throws -> Secret {
+            var claims: [String: JSONValue] = [
+                "iss": "https://server.example.com", "sub": "24400320", "aud": "s6BhdRkqt3",
+                "exp": .integer(1_311_281_970), "iat": .integer(1_311_280_970),
+            ]
+            claims.merge(changes) { $1 }
+            return Secret(try JOSE.JWS.sign(claims: claims, with: key))
+        }
+        let now: Int64 = 1_311_281_000
+        let far = try await validator.validate(token(["exp": .integer(.max)]), now: now)
+        #expect(far.expiresAt == .max)
+        await #expect(throws: OpenIDConnect.Error(.authenticationTooOld, "")) {
+            try await validator.validate(
+                token(["auth_time": .integer(.min)]), expecting: .init(maxAge: 600), now: now)
+        }
+        await #expect(throws: OpenIDConnect.Error(.expired, "")) {
+            try await validator.validate(token(["exp": .integer(.min)]), now: now)
+        }
+        await #expect(throws: OpenIDConnect.Error(.issuedInFuture, "")) {
+            try await validator.validate(token(["iat": .integer(.max)]), now: now)
+        }
+        let recent = try await validator.validate(
+            token(["auth_time": .integer(now - 10)]), expecting: .init(maxAge: .max), now: now)
+        #expect(recent.authTime == now - 10)
+    }
+
+    // Finding 6 (jwk_set, invariant "the public key holds d"): `JOSE.JWK.publicKey` dropped
+    // `d`, `p`, `q`, `dp`, `dq` and `qi` but kept `k`, so a JWK of an unknown `kty`, or an EC,
+    // RSA or OKP key carrying a `k` member, was still private in its public form, and a
+    // `VerificationKey` made from it kept the secret (and wrote it in its JSON). `publicKey` now
+    // drops `k` too. Inputs: Fuzz/Corpus/jwk_set/regression-unknown-kty-with-k (the fuzzer's)
+    // and regression-ec-key-with-k.
+
+    @Test func aPublicKeyNeverHoldsK() throws {
+        let unknown = try JOSE.JWK(
+            json: Array(#"{"kty":"o,t","k":"AyM1SysPpbyDfgZld3umj1nzKObwVMkoqQ-EstJQLr_T-1qS0gZH75aKtMN3Yj0iPS4hcgUuTwjAzZr1Z9CAow"}"#.utf8))
+        #expect(unknown.isPrivate)
+        let unknownPublic = try #require(unknown.publicKey)
+        #expect(unknownPublic.k == nil)
+        #expect(!unknownPublic.isPrivate)
+
+        let ec = try JOSE.JWK(
+            json: Array(
+                #"{"kty":"EC","crv":"P-256","x":"f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU","y":"x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0","k":"c2VjcmV0LWtleS1tYXRlcmlhbA"}"#
+                    .utf8))
+        let key = try JOSE.VerificationKey(jwk: ec)
+        #expect(key.jwk.k == nil)
+        #expect(!key.jwk.isPrivate)
+        #expect(!String(decoding: try key.jwk.json(), as: UTF8.self).contains("c2VjcmV0"))
+        #expect(try key.jwk.thumbprint() == (try ec.thumbprint()))
+        // A symmetric key keeps its k: it is the key.
+        let oct = try JOSE.JWK(json: Array(#"{"kty":"oct","k":"AyM1SysPpbyDfgZld3umj1qzKObwVMkoqQ-EstJQLr_T-1qS0gZH75aKtMN3Yj0iPS4hcgUuTwjAzZr1Z9CAow"}"#.utf8))
+        #expect(oct.publicKey == nil)
+        #expect(try JOSE.VerificationKey(jwk: oct).jwk.k != nil)
+    }
+
+    // Finding 7 (jwk_set, invariant "an imported key holds private RSA members"): an `oct` JWK
+    // in a JWK Set with `d`, `p`, `q`, `dp`, `dq` beside its `k` became a `VerificationKey`
+    // whose `jwk` kept them all, though `jwk` is documented as the public members or `k`.
+    // They are dropped now. Input: Fuzz/Corpus/jwk_set/regression-oct-key-with-rsa-private-members.
+
+    @Test func aSymmetricKeyKeepsOnlyK() throws {
+        let json = #"{"keys":[{"kty":"oct","kid":"h","k":"AyM1SysPpbyDfgZld3umj1qzKObwVMkoqQ-EstJQLr_T-1qS0gZH75aKtMN3Yj0iPS4hcgUuTwjAzZr1Z9CAow","d":"RXEweHBHbk5DaXZEZmxKc1JRQlg","p":"NUJ6RUVPdElwbVZkVkVaTkNxUzc","q":"dVFQRWZnbVZ0akwwVXl5eDg4R1o","dp":"QndLZlYzQWtxNV9NRlpERlpDblc","dq":"aF85Ni1tSzFSXzdnbGhzdW04MWQ"}]}"#
+        let set = try JOSE.KeySet(json: Array(json.utf8))
+        let key = try #require(set.keys.first)
+        #expect(key.jwk.k != nil)
+        #expect([key.jwk.d, key.jwk.p, key.jwk.q, key.jwk.dp, key.jwk.dq, key.jwk.qi].allSatisfy { $0 == nil })
+        #expect(key.keyID == "h")
+    }
 }
+

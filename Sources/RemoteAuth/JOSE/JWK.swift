@@ -91,10 +91,12 @@ extension JOSE {
         public var isPrivate: Bool { d != nil || k != nil }
 
         /// The same key without its private members; `nil` for a symmetric key, which has no
-        /// public part.
+        /// public part. `k` goes too: it is secret key material wherever it appears (RFC 7518
+        /// §6.4.1), and no other key type has it.
         public var publicKey: JWK? {
             guard keyType != .oct else { return nil }
             var copy = self
+            copy.k = nil
             copy.d = nil
             copy.p = nil
             copy.q = nil

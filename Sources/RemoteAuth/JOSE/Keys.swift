@@ -288,7 +288,22 @@ extension JOSE {
             default:
                 throw JOSE.Error(.unsupportedAlgorithm, "kty '\(jwk.keyType)'")
             }
-            self.jwk = jwk.keyType == .oct ? jwk : jwk.publicKey ?? jwk
+            self.jwk = Self.stored(jwk)
+        }
+
+        /// What ``jwk`` keeps: the public members, or for a symmetric key its `k` and no other
+        /// private member (`d`, `p`, `q`, `dp`, `dq`, `qi` belong to no `oct` key, RFC 7518
+        /// §6.4, and may be a private key pasted beside it).
+        private static func stored(_ jwk: JWK) -> JWK {
+            guard jwk.keyType == .oct else { return jwk.publicKey ?? jwk }
+            var symmetric = jwk
+            symmetric.d = nil
+            symmetric.p = nil
+            symmetric.q = nil
+            symmetric.dp = nil
+            symmetric.dq = nil
+            symmetric.qi = nil
+            return symmetric
         }
 
         /// A public key from PEM (`PUBLIC KEY`, or `RSA PUBLIC KEY` for RSA): P-256, Ed25519, or

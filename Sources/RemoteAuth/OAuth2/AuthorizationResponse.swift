@@ -128,7 +128,7 @@ extension OAuth2 {
                     guard let seconds = Int64(expiresIn), seconds >= 0 else {
                         throw OAuth2.Error(.malformedResponse, "the redirect's expires_in is not a number of seconds")
                     }
-                    expiresAt = now + seconds
+                    expiresAt = now.addingSaturating(seconds)
                 }
                 return .tokens(
                     Tokens(

@@ -87,7 +87,7 @@ extension OAuth2 {
                 verificationURI: verificationURI,
                 verificationURIComplete: complete,
                 expiresIn: expiresIn,
-                expiresAt: now + expiresIn,
+                expiresAt: now.addingSaturating(expiresIn),
                 interval: interval,
                 additionalParameters: object.remaining
             )

@@ -44,7 +44,7 @@ extension OAuth2 {
             guard expiresIn > 0, !requestURI.isEmpty else {
                 throw object.malformed("an empty 'request_uri' or an 'expires_in' that is not positive")
             }
-            return Self(requestURI: requestURI, expiresIn: expiresIn, expiresAt: now + expiresIn)
+            return Self(requestURI: requestURI, expiresIn: expiresIn, expiresAt: now.addingSaturating(expiresIn))
         }
 
         public var description: String {

@@ -57,7 +57,7 @@ extension OAuth2 {
             let tokens = Tokens(
                 accessToken: Secret(accessToken),
                 tokenType: tokenType,
-                expiresAt: expiresIn.map { now + $0 },
+                expiresAt: expiresIn.map { now.addingSaturating($0) },
                 refreshToken: refreshToken ?? previous?.refreshToken,
                 scope: scope ?? previous?.scope,
                 idToken: idToken ?? previous?.idToken

@@ -212,16 +212,35 @@ extension OpenIDConnect {
 
         /// Rules 6–8.
         func verifySignature(_ jws: JOSE.CompactJWS) async throws {
+            guard case .keySetCache(let cache) = keys, !usesClientSecret(jws) else {
+                try verifySignatureWithoutFetch(jws)
+                return
+            }
             do {
-                if jws.algorithm == .hs256, allowedAlgorithms.contains(.hs256), let clientSecret {
-                    // Rule 8: the key is the client secret's octets, whatever the JWK Set holds.
+                try await cache.verify(jws, allowing: asymmetricAlgorithms)
+            } catch let error as JOSE.Error {
+                throw Self.map(error)
+            }
+        }
+
+        /// Rule 8: an HS256 token is verified with the client secret, whatever the JWK Set holds.
+        private func usesClientSecret(_ jws: JOSE.CompactJWS) -> Bool {
+            jws.algorithm == .hs256 && allowedAlgorithms.contains(.hs256) && clientSecret != nil
+        }
+
+        /// Rules 6–8 without a fetch: with the client secret (HS256) or the fixed keys
+        /// (``Keys/keys(_:)``); a ``Keys/keySetCache(_:)`` validator refuses here with
+        /// ``OpenIDConnect/Error/Code/keySetUnavailable`` (it verifies in ``verifySignature(_:)``).
+        func verifySignatureWithoutFetch(_ jws: JOSE.CompactJWS) throws {
+            do {
+                if usesClientSecret(jws), let clientSecret {
                     let key = try JOSE.VerificationKey(hmacSecret: clientSecret, keyID: jws.keyID)
                     try jws.verify(with: key, allowing: [.hs256])
                     return
                 }
                 switch keys {
-                case .keySetCache(let cache):
-                    try await cache.verify(jws, allowing: asymmetricAlgorithms)
+                case .keySetCache:
+                    throw JOSE.Error(.keySetUnavailable, "the JWK Set is verified with in verifySignature(_:)")
                 case .keys(let keys):
                     try jws.verify(with: keys, allowing: asymmetricAlgorithms)
                 }
@@ -280,14 +299,14 @@ extension OpenIDConnect {
                 throw OpenIDConnect.Error(.authorizedPartyMismatch, "azp is '\(azp)', not '\(clientID)' (rule 5)")
             }
             // 9. exp: the current time is before it (with the leeway).
-            guard now < token.expiresAt + leeway else {
+            guard now < token.expiresAt.addingSaturating(leeway) else {
                 throw OpenIDConnect.Error(
                     .expired,
                     "exp \(token.expiresAt) is past (now \(now), leeway \(leeway) s) (rule 9)"
                 )
             }
             // 10. iat: not in the future beyond the leeway.
-            guard token.issuedAt <= now + leeway else {
+            guard token.issuedAt <= now.addingSaturating(leeway) else {
                 throw OpenIDConnect.Error(
                     .issuedInFuture,
                     "iat \(token.issuedAt) is in the future (now \(now), leeway \(leeway) s) (rule 10)"
@@ -310,7 +329,7 @@ extension OpenIDConnect {
                         "max_age was requested and there is no auth_time (rule 13)"
                     )
                 }
-                guard now - authTime <= maxAge + leeway else {
+                guard now.subtractingSaturating(authTime) <= maxAge.addingSaturating(leeway) else {
                     throw OpenIDConnect.Error(
                         .authenticationTooOld,
                         "auth_time \(authTime) is more than max_age \(maxAge) s before now \(now) (rule 13)"

@@ -54,4 +54,22 @@ public enum FuzzingEntryPoints {
             fields: fields.filter { $0.name != "oauth_token" && $0.name != "oauth_token_secret" }
         )
     }
+
+    /// ``OpenIDConnect/IDTokenValidator/validate(_:expecting:now:)`` without suspending, for a
+    /// validator with fixed keys (``OpenIDConnect/IDTokenValidator/Keys/keys(_:)``) or HS256:
+    /// the same steps (rule 1's parse, rules 6–8's signature, the claims, rules 2–5 and 9–13).
+    ///
+    /// - Throws: ``OpenIDConnect/Error``, as `validate` does.
+    public static func validatedIDToken(
+        _ token: Secret,
+        by validator: OpenIDConnect.IDTokenValidator,
+        expecting expectation: OpenIDConnect.IDTokenValidator.Expectation,
+        now: Int64
+    ) throws -> OpenIDConnect.IDToken {
+        let jws = try OpenIDConnect.IDTokenValidator.parse(token)
+        try validator.verifySignatureWithoutFetch(jws)
+        let idToken = try OpenIDConnect.IDToken(claims: OpenIDConnect.IDTokenValidator.claims(of: jws), token: token)
+        try validator.checkClaims(idToken, algorithm: jws.algorithm, expecting: expectation, now: now)
+        return idToken
+    }
 }

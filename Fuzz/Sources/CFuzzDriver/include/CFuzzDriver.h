@@ -9,4 +9,9 @@
 /// https://llvm.org/docs/LibFuzzer.html#using-libfuzzer-as-a-library
 int LLVMFuzzerRunDriver(int *argc, char ***argv, int (*callback)(const uint8_t *data, size_t size));
 
+/// LeakSanitizer's interface (compiler-rt's sanitizer/lsan_interface.h, in the ASan runtime that
+/// -sanitize=address links): what is allocated between the two calls is never reported as a leak.
+void __lsan_disable(void);
+void __lsan_enable(void);
+
 #endif
