@@ -233,7 +233,9 @@ struct JWTPublicJWK: ParsableCommand {
             var jwk: JOSE.JWK
             if KeyFile.isJSON(text) {
                 jwk = try JOSE.JWK(json: Array(text.utf8))
-                guard jwk.keyType != .oct else { throw CLIFailure("'\(key)' is a symmetric key: it has no public part") }
+                guard jwk.keyType != .oct else {
+                    throw CLIFailure("'\(key)' is a symmetric key: it has no public part")
+                }
                 (jwk.d, jwk.p, jwk.q, jwk.dp, jwk.dq, jwk.qi) = (nil, nil, nil, nil, nil, nil)
             } else if let signer = try? JOSE.SigningKey(pem: text), let public_ = signer.publicJWK {
                 jwk = public_

@@ -44,7 +44,10 @@ import Testing
         #expect(try await CLI.run(["jwt", "jwk", privateKey]).stdout == publicJWK + "\n")
         #expect(try await CLI.run(["jwt", "jwk", "--set", publicKey]).stdout == #"{"keys":["# + publicJWK + "]}\n")
         let named = try await CLI.run(["jwt", "jwk", "--kid", "k1", privateKey]).stdout
-        #expect(named == publicJWK.replacingOccurrences(of: "kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k", with: "k1") + "\n")
+        #expect(
+            named == publicJWK.replacingOccurrences(of: "kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k", with: "k1")
+                + "\n"
+        )
         let symmetric = try write(#"{"kty":"oct","k":"c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0LXNlY3JldA"}"#)
         defer { try? FileManager.default.removeItem(atPath: symmetric) }
         let refused = try await CLI.run(["jwt", "jwk", symmetric])
@@ -57,7 +60,8 @@ import Testing
         #expect(notAllowed.stdout == "")
         #expect(
             notAllowed.stderr
-                == "remote-auth: not verified: algorithmNotAllowed: alg 'EdDSA' is not allowed here (allowed: ES256)\n")
+                == "remote-auth: not verified: algorithmNotAllowed: alg 'EdDSA' is not allowed here (allowed: ES256)\n"
+        )
 
         let tampered = Self.token.replacingOccurrences(of: ".hgyY", with: ".hgyZ")
         let bad = try await CLI.run(["jwt", "verify", "--key", publicKey, "--alg", "EdDSA", tampered])

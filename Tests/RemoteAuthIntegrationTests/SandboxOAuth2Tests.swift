@@ -518,7 +518,9 @@ struct SandboxOAuth2ConfigurationTests {
         ).write(to: path)
         var configuration = SandboxConfiguration.demo()
         try configuration.load(configFile: path.path)
-        let lines = SandboxBanner.identities(configuration).split(separator: "\n").filter { $0.contains("oauth2 client") }
+        let lines = SandboxBanner.identities(configuration).split(separator: "\n").filter {
+            $0.contains("oauth2 client")
+        }
         #expect(
             lines == [
                 "  oauth2 client demo-app (public)  redirect http://127.0.0.1/callback",
@@ -526,7 +528,8 @@ struct SandboxOAuth2ConfigurationTests {
                 "  oauth2 client jwt-client (private_key_jwt)",
                 "  oauth2 client mtls (self_signed_tls_client_auth)",
                 "  oauth2 client spa (public)",
-            ])
+            ]
+        )
         let endpoints = SandboxBanner.endpoints(base: "http://127.0.0.1:8080")
         for path in ["/oauth2/par", "/oauth2/jwks", "/oauth2/userinfo", "/oauth2/logout"] {
             #expect(endpoints.contains("http://127.0.0.1:8080\(path) "), "\(path)")
