@@ -214,7 +214,9 @@ struct JWTPublicJWK: ParsableCommand {
         commandName: "jwk",
         abstract: "Print the public JWK of a key (a PEM or JWK file), never its private members.",
         discussion: """
-            The kid is the key's RFC 7638 thumbprint unless the file or --kid names one: the kid             'authorize oauth2 --client-auth private-key-jwt' sends. With --set the key is printed             as a JWK Set ({"keys":[…]}), as a provider's client registration takes it.
+            The kid is the key's RFC 7638 thumbprint unless the file or --kid names one: the kid \
+            'authorize oauth2 --client-auth private-key-jwt' sends. With --set the key is printed \
+            as a JWK Set ({"keys":[…]}), as a provider's client registration takes it.
             """
     )
 
