@@ -67,7 +67,7 @@ public final class LoopbackCallbackListener: Sendable {
     /// Runs a listener for the duration of `body`, and closes it afterwards, whether `body`
     /// throws or not.
     ///
-    /// The browser is shown `page`, or `deniedPage` when the callback says the user refused:
+    /// The browser is shown `page` under `title`, or `deniedPage` when the callback says the user refused:
     /// OAuth 1.0a's `denied` parameter, or an OAuth 2 `error`
     /// ([RFC 6749 §4.1.2.1](https://www.rfc-editor.org/rfc/rfc6749#section-4.1.2.1)). Either way
     /// the callback URL is handed to the app, which decides what it means.
@@ -80,6 +80,7 @@ public final class LoopbackCallbackListener: Sendable {
         path: String = "/callback",
         port: Int = 0,
         page: String = "You are signed in. You can close this window and return to the application.",
+        title: String = "Signed in",
         deniedPage: String = "Access was denied. You can close this window and return to the application.",
         isolation: isolated (any Actor)? = #isolation,
         _ body: (String, LoopbackCallbackListener) async throws -> Result
@@ -88,6 +89,7 @@ public final class LoopbackCallbackListener: Sendable {
             path: path,
             port: port,
             page: page,
+            title: title,
             deniedPage: deniedPage,
             maximumRequestBytes: maximumRequestBytes,
             readTimeout: readTimeout,
@@ -96,11 +98,12 @@ public final class LoopbackCallbackListener: Sendable {
         )
     }
 
-    /// ``withListener(path:port:page:deniedPage:isolation:_:)`` with the read bounds given (for tests).
+    /// ``withListener(path:port:page:title:deniedPage:isolation:_:)`` with the read bounds given (for tests).
     static func withListener<Result>(
         path: String,
         port requestedPort: Int = 0,
         page: String,
+        title: String = "Signed in",
         deniedPage: String = "Access was denied.",
         maximumRequestBytes: Int,
         readTimeout: TimeAmount,
@@ -114,7 +117,7 @@ public final class LoopbackCallbackListener: Sendable {
                 + "<body style=\"font-family:sans-serif;margin:4em\"><p id=\"done\">\(text)</p></body></html>"
         }
         let pages = CallbackHandler.Pages(
-            signedIn: html(title: "Signed in", page),
+            signedIn: html(title: title, page),
             denied: html(title: "Access denied", deniedPage)
         )
         let server: any Channel

@@ -19,6 +19,9 @@ public enum SandboxBanner {
           GET  \(base)/device                     device flow: enter the user code
           POST \(base)/oauth2/revoke
           POST \(base)/oauth2/introspect
+          GET  \(base)/oauth2/jwks                OpenID Connect: the ID token signing keys (JWK Set)
+          GET  \(base)/oauth2/userinfo            OpenID Connect UserInfo (also POST)
+          GET  \(base)/oauth2/logout              OpenID Connect RP-Initiated Logout (also POST)
           GET  \(base)/basic/                     HTTP Basic
           GET  \(base)/digest/{algorithm}/{qop}/  HTTP Digest, e.g. /digest/SHA-256/auth/, /digest/MD5-sess/auth-int/
           GET  \(base)/redirect?to=URL            redirect tests
@@ -40,7 +43,13 @@ public enum SandboxBanner {
         }
         for client in configuration.oauth2Clients {
             text += "  oauth2 client \(client.id)"
-            text += client.secret.map { " / \($0)" } ?? " (public)"
+            if let secret = client.secret {
+                text += " / \(secret)"
+            } else if client.isConfidential {
+                text += " (\(client.tokenEndpointAuthMethod ?? "private_key_jwt"))"
+            } else {
+                text += " (public)"
+            }
             if !client.redirectURIs.isEmpty { text += "  redirect \(client.redirectURIs.joined(separator: ", "))" }
             text += "\n"
         }

@@ -31,8 +31,10 @@ struct AuthorizeOAuth2: AsyncParsableCommand {
             standard input. --device uses the device grant (RFC 8628); --client-credentials the client \
             credentials grant (RFC 6749 §4.4). With --par (or when the metadata says \
             require_pushed_authorization_requests) the request is pushed to the server first (RFC 9126) and \
-            the browser sees only client_id and request_uri. The Bearer token is sent to the --resource origins, else \
-            to the issuer's origin. The tokens are kept in $REMOTE_AUTH_HOME/tokens.json, mode 0600.
+            the browser sees only client_id and request_uri. --oidc adds OpenID Connect (a nonce, the ID token \
+            validated, UserInfo); --dpop binds the tokens to a key (RFC 9449); --client-auth picks how a \
+            confidential client authenticates. The token is sent to the --resource origins, else to the \
+            issuer's origin. The tokens are kept in $REMOTE_AUTH_HOME/tokens.json, mode 0600.
             """
         )
     )

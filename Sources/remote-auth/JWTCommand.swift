@@ -9,7 +9,7 @@ import RemoteAuthAsyncHTTPClient
 struct JWTCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "jwt",
-        abstract: "Sign and verify JSON Web Tokens (compact JWS), and print JWK thumbprints.",
+        abstract: "Sign and verify JSON Web Tokens (compact JWS); print a key's public JWK or its thumbprint.",
         discussion: """
             Algorithms: ES256, RS256, PS256, EdDSA and Ed25519, HS256 (RFC 7518, RFC 8037, RFC 9864). Keys are PEM \
             files (PKCS#8, SEC 1 or PKCS#1; public keys as SubjectPublicKeyInfo) or JWK files; a JWK \
@@ -17,7 +17,7 @@ struct JWTCommand: AsyncParsableCommand {
             algorithms named with --alg, never 'none', refuses a 'crit' header, and never falls back \
             to another key when the kid is unknown. Exit status: 0 verified, 1 not verified, 2 bad input.
             """,
-        subcommands: [JWTSign.self, JWTVerify.self, JWTThumbprint.self]
+        subcommands: [JWTSign.self, JWTVerify.self, JWTThumbprint.self, JWTPublicJWK.self]
     )
 }
 
@@ -201,6 +201,54 @@ struct JWTThumbprint: ParsableCommand {
             Terminal.writeLine(try jwk.thumbprint())
         } catch let error as JOSE.Error {
             throw CLIFailure("no thumbprint for '\(key)': \(error.reason)")
+        }
+    }
+}
+
+/// `jwt jwk`: the public JWK of a key file, to register a client's key with a provider (the
+/// `jwks` of [RFC 7591 §2](https://www.rfc-editor.org/rfc/rfc7591#section-2), which
+/// `private_key_jwt`, [RFC 7523 §2.2](https://www.rfc-editor.org/rfc/rfc7523#section-2.2), is
+/// verified against). Private members are never printed.
+struct JWTPublicJWK: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "jwk",
+        abstract: "Print the public JWK of a key (a PEM or JWK file), never its private members.",
+        discussion: """
+            The kid is the key's RFC 7638 thumbprint unless the file or --kid names one: the kid \
+            'authorize oauth2 --client-auth private-key-jwt' sends. With --set the key is printed \
+            as a JWK Set ({"keys":[…]}), as a provider's client registration takes it.
+            """
+    )
+
+    @Argument(help: ArgumentHelp("A PEM public or private key, or a JWK file.", valueName: "file"))
+    var key: String
+
+    @Option(help: "The kid to print (default: the file's, else the RFC 7638 thumbprint).")
+    var kid: String?
+
+    @Flag(help: "Print a JWK Set holding the key.")
+    var set = false
+
+    func run() throws {
+        let text = try KeyFile.read(key)
+        do {
+            var jwk: JOSE.JWK
+            if KeyFile.isJSON(text) {
+                jwk = try JOSE.JWK(json: Array(text.utf8))
+                guard jwk.keyType != .oct else {
+                    throw CLIFailure("'\(key)' is a symmetric key: it has no public part")
+                }
+                (jwk.d, jwk.p, jwk.q, jwk.dp, jwk.dq, jwk.qi) = (nil, nil, nil, nil, nil, nil)
+            } else if let signer = try? JOSE.SigningKey(pem: text), let public_ = signer.publicJWK {
+                jwk = public_
+            } else {
+                jwk = try JOSE.VerificationKey(pem: text).jwk
+            }
+            if let kid { jwk.keyID = kid } else if jwk.keyID == nil { jwk.keyID = try jwk.thumbprint() }
+            let json = String(decoding: try jwk.json(), as: UTF8.self)
+            Terminal.writeLine(set ? #"{"keys":[\#(json)]}"# : json)
+        } catch let error as JOSE.Error {
+            throw CLIFailure("no public JWK for '\(key)': \(error.reason)")
         }
     }
 }

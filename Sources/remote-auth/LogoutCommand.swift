@@ -79,7 +79,8 @@ struct LogoutCommand: AsyncParsableCommand {
                 let back = try await LoopbackCallbackListener.withListener(
                     path: address.path,
                     port: address.port,
-                    page: "You are signed out. You can close this window."
+                    page: "You are signed out. You can close this window.",
+                    title: "Signed out"
                 ) { _, listener in
                     Self.hand(request.url, noBrowser: noBrowser)
                     Terminal.writeError("Waiting for the browser to come back to \(uri) (up to \(timeout) s)…\n")

@@ -9,7 +9,8 @@ struct RemoteAuthCommand: AsyncParsableCommand {
 
     static let configuration = CommandConfiguration(
         commandName: "remote-auth",
-        abstract: "Authenticate to remote HTTP services: OAuth 1.0a, OAuth 2, HTTP Basic and Digest.",
+        abstract:
+            "Authenticate to remote HTTP services: OAuth 1.0a, OAuth 2, OpenID Connect, DPoP, mutual TLS, HTTP Basic and Digest.",
         discussion: ExitStatus.help,
         version: version,
         subcommands: [

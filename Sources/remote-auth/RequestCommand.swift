@@ -22,7 +22,8 @@ private let systemWrite = Darwin.write
 struct RequestCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "request",
-        abstract: "Send an HTTP request, answering Basic and Digest challenges; print the response body.",
+        abstract:
+            "Send an HTTP request with a profile's token, or answering Basic and Digest challenges; print the response body.",
         discussion: ExitStatus.discussion(
             """
             The options are curl's and mean what they mean in curl: -d, --data-raw, --data-binary and \
@@ -166,7 +167,12 @@ struct RequestCommand: AsyncParsableCommand {
     )
     var noProxy: String?
 
-    @Option(help: "Sign with the OAuth 1.0a token kept under this profile (see 'remote-auth authorize').")
+    @Option(
+        help: """
+            Authenticate with the tokens kept under this profile (see 'remote-auth authorize'): an OAuth 1.0a \
+            signature, or an OAuth 2 Bearer or DPoP token, refreshed when needed.
+            """
+    )
     var profile: String?
 
     @Option(

@@ -6,7 +6,8 @@ import RemoteAuthSandbox
 struct SandboxCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sandbox",
-        abstract: "Run a local service provider: OAuth 1.0a, OAuth 2, a status API, HTTP Basic and Digest.",
+        abstract:
+            "Run a local service provider: OAuth 1.0a, OAuth 2 and OpenID Connect, a status API, HTTP Basic and Digest.",
         discussion: ExitStatus.discussion(
             """
             The first line printed is 'RemoteAuth sandbox listening on URL'; the endpoints and the demo \
@@ -66,7 +67,12 @@ struct SandboxCommand: AsyncParsableCommand {
     @Flag(help: "Do not log requests on stderr.")
     var quiet = false
 
-    @Option(help: ArgumentHelp("A JSON file adding consumers, RSA consumer keys and users.", valueName: "file"))
+    @Option(
+        help: ArgumentHelp(
+            "A JSON file adding OAuth 1.0a consumers, users and OAuth 2 clients (secrets, redirects, jwks, TLS client auth).",
+            valueName: "file"
+        )
+    )
     var config: String?
 
     @Option(

@@ -38,12 +38,30 @@ import Testing
         #expect(thumbprint.stdout == "kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k\n")
         #expect(try await CLI.run(["jwt", "thumbprint", privateKey]).stdout == thumbprint.stdout)
 
+        // The public JWK, to register: private members dropped, kid = the RFC 7638 thumbprint.
+        let publicJWK =
+            #"{"crv":"Ed25519","kid":"kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k","kty":"OKP","x":"11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo"}"#
+        #expect(try await CLI.run(["jwt", "jwk", privateKey]).stdout == publicJWK + "\n")
+        #expect(try await CLI.run(["jwt", "jwk", "--set", publicKey]).stdout == #"{"keys":["# + publicJWK + "]}\n")
+        let named = try await CLI.run(["jwt", "jwk", "--kid", "k1", privateKey]).stdout
+        #expect(
+            named == publicJWK.replacingOccurrences(of: "kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k", with: "k1")
+                + "\n"
+        )
+        let symmetric = try write(#"{"kty":"oct","k":"c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0LXNlY3JldA"}"#)
+        defer { try? FileManager.default.removeItem(atPath: symmetric) }
+        let refused = try await CLI.run(["jwt", "jwk", symmetric])
+        #expect(refused.status == 2)
+        #expect(refused.stdout == "")
+        #expect(!refused.stderr.contains("c2VjcmV0"))
+
         let notAllowed = try await CLI.run(["jwt", "verify", "--key", publicKey, "--alg", "ES256", Self.token])
         #expect(notAllowed.status == 1)
         #expect(notAllowed.stdout == "")
         #expect(
             notAllowed.stderr
-                == "remote-auth: not verified: algorithmNotAllowed: alg 'EdDSA' is not allowed here (allowed: ES256)\n")
+                == "remote-auth: not verified: algorithmNotAllowed: alg 'EdDSA' is not allowed here (allowed: ES256)\n"
+        )
 
         let tampered = Self.token.replacingOccurrences(of: ".hgyY", with: ".hgyZ")
         let bad = try await CLI.run(["jwt", "verify", "--key", publicKey, "--alg", "EdDSA", tampered])

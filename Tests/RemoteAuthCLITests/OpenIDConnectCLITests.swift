@@ -150,7 +150,9 @@ func freeLoopbackPort() -> Int? {
         #expect(state.count == 22)
         let back = try await httpGetLocation(logoutURL)
         #expect(back == postLogout + "?state=" + state)
-        _ = try await httpExchange(try HTTPRequest(method: .get, absoluteURL: back))
+        let (landingStatus, landing) = try await httpExchange(try HTTPRequest(method: .get, absoluteURL: back))
+        #expect(landingStatus == 200)
+        #expect(landing.contains("<title>Signed out</title>"), "\(landing)")  // not "Signed in"
         let done = await logout.finish()
         #expect(done.status == 0, "\(done.stderr)")
         #expect(done.stdout.hasSuffix("\nSigned out; removed profile 'rp'.\n"), "\(done.stdout)")

@@ -504,6 +504,38 @@ struct SandboxOAuth2Tests {
 
 @Suite("Sandbox OAuth 2 configuration")
 struct SandboxOAuth2ConfigurationTests {
+    @Test("the banner names a client without a secret by its authentication method, 'public' only when it has none")
+    func bannerNamesAuthenticationMethods() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("oauth2-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: path) }
+        try Data(
+            """
+            {"oauth2Clients":[{"id":"jwt-client","tokenEndpointAuthMethod":"private_key_jwt","jwks":{"keys":[]}},
+                              {"id":"mtls","tokenEndpointAuthMethod":"self_signed_tls_client_auth",
+                               "tlsClientCertificateSHA256":"A4DtL2JmUMhAsvJj5tKyn64SqzmuXbMrJa0n761y5v0"},
+                              {"id":"spa"}]}
+            """.utf8
+        ).write(to: path)
+        var configuration = SandboxConfiguration.demo()
+        try configuration.load(configFile: path.path)
+        let lines = SandboxBanner.identities(configuration).split(separator: "\n").filter {
+            $0.contains("oauth2 client")
+        }
+        #expect(
+            lines == [
+                "  oauth2 client demo-app (public)  redirect http://127.0.0.1/callback",
+                "  oauth2 client demo-service / demo-service-secret  redirect http://127.0.0.1/callback",
+                "  oauth2 client jwt-client (private_key_jwt)",
+                "  oauth2 client mtls (self_signed_tls_client_auth)",
+                "  oauth2 client spa (public)",
+            ]
+        )
+        let endpoints = SandboxBanner.endpoints(base: "http://127.0.0.1:8080")
+        for path in ["/oauth2/par", "/oauth2/jwks", "/oauth2/userinfo", "/oauth2/logout"] {
+            #expect(endpoints.contains("http://127.0.0.1:8080\(path) "), "\(path)")
+        }
+    }
+
     @Test("--config adds OAuth 2 clients: a confidential one with an exact redirect, a service without one")
     func configFile() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("oauth2-\(UUID().uuidString).json")
