@@ -244,33 +244,37 @@ extension JOSE {
     static func selectKey(from keys: [VerificationKey], keyID: String?, algorithm: Algorithm) throws
         -> VerificationKey
     {
-        if let keyID {
-            let named = keys.filter { $0.keyID == keyID }
-            guard !named.isEmpty else { throw JOSE.Error(.unknownKey, "no key has kid '\(keyID)'") }
-            var firstError: (any Swift.Error)?
-            var fitting: [VerificationKey] = []
-            for key in named {
-                do {
-                    try key.check(algorithm)
-                    fitting.append(key)
-                } catch {
-                    if firstError == nil { firstError = error }
-                }
+        // By index: no array of candidates, no copy of a key until the one chosen.
+        var named = 0
+        var chosen: Int?
+        var fitting = 0
+        var firstError: (any Swift.Error)?
+        for index in keys.indices {
+            if let keyID, keys[index].keyID != keyID { continue }
+            named += 1
+            do {
+                try keys[index].check(algorithm)
+                fitting += 1
+                if chosen == nil { chosen = index }
+            } catch {
+                if firstError == nil { firstError = error }
             }
-            guard let key = fitting.first else { throw firstError! }
-            guard fitting.count == 1 else {
-                throw JOSE.Error(.ambiguousKey, "\(fitting.count) keys have kid '\(keyID)' and fit \(algorithm)")
-            }
-            return key
         }
-        let fitting = keys.filter { (try? $0.check(algorithm)) != nil }
-        guard let key = fitting.first else {
+        if let keyID {
+            guard named > 0 else { throw JOSE.Error(.unknownKey, "no key has kid '\(keyID)'") }
+            guard let chosen else { throw firstError! }
+            guard fitting == 1 else {
+                throw JOSE.Error(.ambiguousKey, "\(fitting) keys have kid '\(keyID)' and fit \(algorithm)")
+            }
+            return keys[chosen]
+        }
+        guard let chosen else {
             throw JOSE.Error(.unknownKey, "the JWS has no kid and no key fits \(algorithm)")
         }
-        guard fitting.count == 1 else {
-            throw JOSE.Error(.ambiguousKey, "the JWS has no kid and \(fitting.count) keys fit \(algorithm)")
+        guard fitting == 1 else {
+            throw JOSE.Error(.ambiguousKey, "the JWS has no kid and \(fitting) keys fit \(algorithm)")
         }
-        return key
+        return keys[chosen]
     }
 
     /// JSON with sorted members and no escaped slashes: the same value always gives the same
