@@ -2,56 +2,6 @@ import Crypto
 public import HTTPTypes
 
 extension OAuth1 {
-    /// What to sign besides the request itself, and where the protocol parameters go.
-    public struct SigningOptions: Hashable, Sendable {
-        /// Where the protocol parameters travel (§3.5); the `Authorization` header by default.
-        public var placement: Placement
-        /// The `realm` of the `Authorization` header (§3.5.1); never signed.
-        public var realm: String?
-        /// `oauth_callback`, for a temporary-credential request (§2.1): an absolute URL or `oob`.
-        public var callback: String?
-        /// `oauth_verifier`, for a token request (§2.3).
-        public var verifier: String?
-        /// Sends `oauth_version="1.0"`; it is optional (§3.1) but most providers expect it.
-        public var includeVersion: Bool
-
-        public init(
-            placement: Placement = .header,
-            realm: String? = nil,
-            callback: String? = nil,
-            verifier: String? = nil,
-            includeVersion: Bool = true
-        ) {
-            self.placement = placement
-            self.realm = realm
-            self.callback = callback
-            self.verifier = verifier
-            self.includeVersion = includeVersion
-        }
-    }
-
-    /// A request with its protocol parameters in place, and what went into them.
-    public struct SignedRequest: Sendable, Hashable {
-        /// The request to send: with an `Authorization` field, or an extended `:path` (query placement).
-        public var request: HTTPRequest
-        /// The body to send: unchanged, or extended with the protocol parameters (body placement).
-        public var body: [UInt8]?
-        /// The signature base string (§3.4.1); `nil` for PLAINTEXT, which signs none.
-        public var signatureBaseString: String? {
-            signatureBaseStringBytes.map { String(decoding: $0, as: UTF8.self) }
-        }
-        /// The signature base string's bytes, as signed.
-        public var signatureBaseStringBytes: [UInt8]?
-        /// `oauth_signature`, before its final encoding.
-        public var signature: String
-        /// Every protocol parameter sent, `oauth_signature` included, sorted by name.
-        public var protocolParameters: [Parameter]
-        /// The `Authorization` value these parameters make (§3.5.1), whatever the placement.
-        public var authorization: String
-        /// The absolute URL of ``request`` (`scheme://authority/path?query`).
-        public var url: String { request.absoluteURL }
-    }
-
     /// Signs requests for one client and, optionally, one token.
     ///
     /// The HMAC key (`encode(client secret) & encode(token secret)`, §3.4.2) is set up once, when
@@ -268,79 +218,6 @@ extension OAuth1 {
             return Self.authorizationHeader(computed.values, realm: options.realm)
         }
 
-        /// The protocol parameters of one request (§3.1), held as they are rather than as an
-        /// array, and walked in name order when the base string and the header are written.
-        struct ProtocolValues {
-            var callback: String?
-            var consumerKey: String
-            var nonce: String?
-            /// `oauth_signature`, empty until the base string is signed.
-            var signature: String
-            var signatureMethod: String
-            var timestamp: String?
-            var token: String?
-            var verifier: String?
-            var includeVersion: Bool
-            /// From ``Signer/verbatim``.
-            var verbatim: (consumerKey: Bool, token: Bool, signatureMethod: Bool)
-
-            /// Calls `body` with each parameter sent, in name order (§3.4.1.3.2 sorts names in
-            /// byte order, and these names sort as listed), and whether the value is known to be
-            /// unreserved (written as it is); `oauth_signature` only when `withSignature` is set.
-            /// Every name is unreserved.
-            @inline(__always)
-            func forEach(withSignature: Bool, _ body: (StaticString, String, Bool) throws -> Void) rethrows {
-                if let callback { try body("oauth_callback", callback, false) }
-                try body("oauth_consumer_key", consumerKey, verbatim.consumerKey)
-                if let nonce { try body("oauth_nonce", nonce, false) }
-                if withSignature { try body("oauth_signature", signature, false) }
-                try body("oauth_signature_method", signatureMethod, verbatim.signatureMethod)
-                if let timestamp { try body("oauth_timestamp", timestamp, false) }
-                if let token { try body("oauth_token", token, verbatim.token) }
-                if let verifier { try body("oauth_verifier", verifier, false) }
-                if includeVersion { try body("oauth_version", "1.0", true) }
-            }
-
-            /// Every parameter sent, `oauth_signature` included, in name order.
-            var parameters: [Parameter] {
-                var parameters: [Parameter] = []
-                parameters.reserveCapacity(9)
-                forEach(withSignature: true) { name, value, _ in parameters.append(Parameter("\(name)", value)) }
-                return parameters
-            }
-
-            /// Whether a request parameter named `encodedName` (encoded once or twice: the
-            /// protocol parameter names are unreserved, so both read the same) collides with a
-            /// protocol parameter sent, `oauth_signature` included.
-            func isSent(encodedName: ArraySlice<UInt8>) -> Bool {
-                encodedName.withUnsafeBufferPointer { encodedName in
-                    let prefix: StaticString = "oauth_"
-                    guard encodedName.count > prefix.utf8CodeUnitCount,
-                        encodedName.prefix(prefix.utf8CodeUnitCount).elementsEqual(
-                            UnsafeBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount)
-                        )
-                    else { return false }
-                    var found = false
-                    forEach(withSignature: true) { name, _, _ in
-                        if !found {
-                            found = encodedName.elementsEqual(
-                                UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
-                            )
-                        }
-                    }
-                    return found
-                }
-            }
-
-            /// The UTF-8 bytes of every name and value, at most.
-            var byteCount: Int {
-                // The nine names take 140 bytes at most.
-                140 + (callback?.utf8.count ?? 0) + consumerKey.utf8.count + (nonce?.utf8.count ?? 0)
-                    + signature.utf8.count + signatureMethod.utf8.count + (timestamp?.utf8.count ?? 0)
-                    + (token?.utf8.count ?? 0) + (verifier?.utf8.count ?? 0) + 3
-            }
-        }
-
         struct Computed {
             var values: ProtocolValues
             var baseString: [UInt8]?
@@ -547,41 +424,5 @@ extension OAuth1 {
             out.writeEncoded(value)
             out.write(UInt8(ascii: "\""))
         }
-    }
-
-    /// `oauth_nonce` values: [RFC 5849 §3.3](https://www.rfc-editor.org/rfc/rfc5849#section-3.3).
-    public enum Nonce {
-        /// 128 bits from the system's cryptographic random source, as 32 lowercase hex digits.
-        public static func random() -> String {
-            random(from: .system)
-        }
-
-        /// 128 bits from `source`, as 32 lowercase hex digits; pass ``RandomSource/seeded(_:)`` in tests.
-        public static func random(from source: RandomSource) -> String {
-            source.hex(byteCount: 16)
-        }
-
-        /// 128 bits from `generator`, as 32 lowercase hex digits; pass a seeded generator in tests.
-        public static func random(using generator: inout some RandomNumberGenerator) -> String {
-            var bytes: [UInt8] = []
-            bytes.reserveCapacity(16)
-            for _ in 0..<2 {
-                var word = generator.next() as UInt64
-                for _ in 0..<8 {
-                    bytes.append(UInt8(truncatingIfNeeded: word))
-                    word >>= 8
-                }
-            }
-            return Hex.encode(bytes)
-        }
-    }
-}
-
-extension Substring {
-    func trimmingSpaces() -> Substring {
-        var s = self
-        while let c = s.first, c == " " || c == "\t" { s.removeFirst() }
-        while let c = s.last, c == " " || c == "\t" { s.removeLast() }
-        return s
     }
 }
