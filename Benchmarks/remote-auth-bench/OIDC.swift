@@ -16,20 +16,10 @@ import RemoteAuth
 ///   (target 1: the cached set is used, never re-fetched).
 func oidcBenchmarks(iterations: Int) async throws {
     guard wanted("id-token") || wanted("rsa2048") else { return }
-    let privateKey = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+    // The token and the fixed key of the instruction-count mode (Count.swift).
+    let privateKey = JOSEWorkload.rsaKey
     let key = try JOSE.SigningKey.rsa(privateKey, keyID: "bench-rsa")
-    let now: Int64 = 1_700_000_000
-    let accessToken = "bench-access-token"
-    let nonce = "bench-nonce-0123456789abcdef"
-    let token = try JOSE.JWS.sign(
-        claims: [
-            "iss": "https://op.example", "sub": "alice", "aud": "bench-client", "exp": .integer(now + 300),
-            "iat": .integer(now), "nonce": .string(nonce), "auth_time": .integer(now),
-            "at_hash": .string(OpenIDConnect.IDTokenValidator.halfHash(accessToken, algorithm: .rs256)),
-            "name": "Alice",
-        ],
-        with: key
-    )
+    let now = JOSEWorkload.now
     let jwks = Array(#"{"keys":["#.utf8) + (try key.publicJWK!.json()) + Array("]}".utf8)
     let transport = JWKSTransport(body: jwks)
     let cache = try JOSE.KeySetCache(url: "https://op.example/jwks", transport: transport, now: { now })
@@ -38,19 +28,14 @@ func oidcBenchmarks(iterations: Int) async throws {
         clientID: "bench-client",
         keys: .keySetCache(cache)
     )
-    let keysValidator = try OpenIDConnect.IDTokenValidator(
-        issuer: "https://op.example",
-        clientID: "bench-client",
-        keys: .keys([try JOSE.VerificationKey(jwk: key.publicJWK!)])
-    )
-    let expectation = OpenIDConnect.IDTokenValidator.Expectation(nonce: Secret(nonce), accessToken: Secret(accessToken))
-    let secretToken = Secret(token)
+    let keysValidator = JOSEWorkload.validator
+    let expectation = JOSEWorkload.expectation
+    let secretToken = JOSEWorkload.secretToken
     _ = try await validator.validate(secretToken, expecting: expectation, now: now)  // the one fetch
 
-    let parts = token.split(separator: ".")
-    let signingInput = Array(token.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count))
-    let signature = _RSA.Signing.RSASignature(rawRepresentation: RemoteAuthBase64URL.decode(parts[2])!)
-    let publicKey = privateKey.publicKey
+    let signingInput = JOSEWorkload.signingInput
+    let signature = JOSEWorkload.rsaSignature
+    let publicKey = JOSEWorkload.rsaPublicKey
 
     let iterations = max(1, iterations / 10)
     let clock = ContinuousClock()
