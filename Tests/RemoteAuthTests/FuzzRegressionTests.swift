@@ -269,3 +269,25 @@ struct FuzzRegressionDotSegmentTests {
     }
 }
 
+
+/// jwk_set, CI on 2026-11-26: a JWK Set whose second key repeats `e` and `d` broke the target's
+/// invariant (written when JSON was read by JSONDecoder, which takes one of the duplicates). The
+/// strict reader refuses the document whole (RFC 7517 §4 lets a parser refuse duplicate member
+/// names), with a reason and no key material; a single JWK with a duplicate is refused the same.
+@Suite struct DuplicateMemberRegressionTests {
+    @Test func aJWKSetWithADuplicateMemberIsRefusedWhole() throws {
+        let set = Array(
+            #"{"keys":[{"kty":"RSA","n":"AQAB","e":"AQAB"},{"kty":"oct","k":"c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0LXNlY3JldA","e":"AQAB","d":"c2VjcmV0","e":"AQAB"}]}"#.utf8
+        )
+        do {
+            _ = try JOSE.KeySet(json: set)
+            Issue.record("a set with a duplicate member was read")
+        } catch let error as JOSE.Error {
+            #expect(error.code == .malformed)
+            #expect(error.reason.contains("twice"))
+            #expect(!"\(error)".contains("c2VjcmV0"))
+        }
+        let jwk = Array(#"{"kty":"EC","crv":"P-256","crv":"P-384","x":"AA","y":"AA"}"#.utf8)
+        #expect(throws: JOSE.Error.self) { try JOSE.JWK(json: jwk) }
+    }
+}

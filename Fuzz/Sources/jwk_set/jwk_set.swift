@@ -11,7 +11,8 @@ import RemoteAuth
 /// ``JOSE/VerificationKey/init(jwk:)``, ``JOSE/KeySet/init(json:maximumKeys:maximumBytes:)``
 /// and the RFC 7638 thumbprint.
 ///
-/// Input: JSON. When it is an object with `keys`, it is read as a set (with the default
+/// Input: JSON. When it is an object with `keys` (read strictly: a document with a duplicate
+/// member name is no set, and ``JOSE/KeySet`` refuses it as malformed), it is read as a set (with the default
 /// bounds, and with bounds of 8 keys and 3,000 bytes that the fuzzer can reach); otherwise as
 /// one JWK.
 ///
@@ -26,7 +27,9 @@ import RemoteAuth
 
     static func main() {
         Fuzz.run { input in
-            let object = try? JSONDecoder().decode([String: JSONValue].self, from: Data(input.bytes))
+            // A set is what the library's strict reader (RFC 8259, duplicate names refused) reads
+            // as an object with a `keys` array; anything else is refused whole as malformed.
+            let object = try? JSONValue.parseObject(input.bytes)
             if case .array(let members)? = object?["keys"] {
                 keySet(input.bytes, members: members.count)
             } else {

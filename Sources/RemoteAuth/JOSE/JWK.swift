@@ -151,10 +151,17 @@ extension JOSE {
             return Array(try encoder.encode(self))
         }
 
-        /// Reads one JWK from JSON.
+        /// Reads one JWK from JSON, strictly: member names unique
+        /// ([RFC 7517 §4](https://www.rfc-editor.org/rfc/rfc7517#section-4) lets a parser refuse
+        /// duplicates; this one does, as ``JSONValue/init(parsing:maximumDepth:)`` does everywhere).
         /// - Throws: ``JOSE/Error/Code/malformed`` when it is not a JSON object with a string `kty`
         ///   and string members.
         public init(json: some Collection<UInt8>) throws {
+            do {
+                _ = try JSONValue.parseObject(json)
+            } catch {
+                throw JOSE.Error(.malformed, "not a JWK: \(error)")
+            }
             do {
                 self = try JSONDecoder().decode(JWK.self, from: Data(json))
             } catch let error as JOSE.Error {

@@ -38,9 +38,17 @@ extension JOSE {
             guard json.count <= maximumBytes else {
                 throw JOSE.Error(.tooLarge, "a JWK Set of \(json.count) bytes (the limit is \(maximumBytes))")
             }
-            guard let object = try? JSONValue.parseObject(json),
-                case .array(let members)? = object["keys"]
-            else { throw JOSE.Error(.malformed, "a JWK Set is a JSON object with a 'keys' array") }
+            // Strict JSON (RFC 8259, duplicate member names refused as RFC 7517 §4 allows): a
+            // document that is not is refused whole, not read key by key.
+            let object: [String: JSONValue]
+            do {
+                object = try JSONValue.parseObject(json)
+            } catch {
+                throw JOSE.Error(.malformed, "the JWK Set is not a JSON object: \(error)")
+            }
+            guard case .array(let members)? = object["keys"] else {
+                throw JOSE.Error(.malformed, "a JWK Set is a JSON object with a 'keys' array")
+            }
             guard members.count <= maximumKeys else {
                 throw JOSE.Error(.tooLarge, "a JWK Set of \(members.count) keys (the limit is \(maximumKeys))")
             }
