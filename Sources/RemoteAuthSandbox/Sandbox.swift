@@ -63,15 +63,20 @@ public enum Sandbox {
         handlingSignals: Bool = true,
         onStart: @escaping @Sendable (RunningSandbox) -> Void
     ) async throws {
-        // A state file that cannot be written fails here, before the sandbox listens.
-        let store = try SandboxStore(
-            statePath: configuration.statePath,
+        // A state file that cannot be read or written fails here, before the sandbox listens.
+        var stateFile: StateFile?
+        if let path = configuration.statePath {
+            stateFile = try StateFile(path: path, random: configuration.random)
+        }
+        let store = SandboxStore(
+            stateFile: stateFile,
             seededTokens: configuration.seededTokens,
+            capacity: configuration.tableCapacity,
             random: configuration.random
         )
         let scheme = configuration.tls == nil ? "http" : "https"
         let issuer = OAuth2Issuer()
-        let router = makeRouter(configuration, store: store, scheme: scheme, issuer: issuer)
+        let router = makeRouter(configuration, store: store, stateFile: stateFile, scheme: scheme, issuer: issuer)
         var logger = Logger(label: "RemoteAuthSandbox")
         // In-process (tests, benchmarks) the server is stopped by cancellation, which
         // HummingbirdCore reports as an error; only the command line's own run logs warnings.
@@ -112,6 +117,7 @@ public enum Sandbox {
     static func makeRouter(
         _ configuration: SandboxConfiguration,
         store: SandboxStore,
+        stateFile: StateFile?,
         scheme: String,
         issuer: OAuth2Issuer
     ) -> Router<SandboxRequestContext> {
@@ -129,7 +135,7 @@ public enum Sandbox {
         router.addRoutes(OAuth1Routes(verifier: verifier).collection, atPath: "/oauth")
         let consent = ConsentRoutes(configuration: configuration, store: store)
         router.addRoutes(consent.collection, atPath: "/oauth")
-        let oauth2 = OAuth2Store(random: configuration.random)
+        let oauth2 = OAuth2Store(random: configuration.random, stateFile: stateFile, capacity: configuration.tableCapacity)
         let openID = OpenIDProvider(configuration: configuration, issuer: issuer)
         router.addRoutes(
             MetadataRoutes(configuration: configuration, issuer: issuer).collection,

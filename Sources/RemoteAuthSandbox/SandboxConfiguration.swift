@@ -247,8 +247,16 @@ public struct SandboxConfiguration: Sendable {
     /// the ID Token issued when the original authentication occurred") can be seen refusing
     /// one. `nil` (the default) issues them as Core §12.2 says.
     public var refreshedIDTokenSubject: String?
-    /// Keeps tokens and statuses across restarts (JSON, written atomically, mode 0600).
+    /// Keeps what the sandbox confirmed across restarts: OAuth 1.0a request and access tokens,
+    /// statuses, and OAuth 2 authorization codes, access and refresh tokens (JSON, written
+    /// atomically before each answer that changed it, mode 0600). Pending consent pages,
+    /// pushed requests, device codes, sessions and nonces stay in memory.
     public var statePath: String?
+    /// The most entries each of the sandbox's tables holds (OAuth 1.0a request and access
+    /// tokens, statuses, OAuth 2 pending and pushed requests, codes, access and refresh tokens,
+    /// device codes): a new one first drops the oldest, so memory stays bounded however many
+    /// tokens clients ask for. Seeded tokens are never dropped.
+    public var tableCapacity = 100_000
     /// Serve HTTPS with this material.
     public var tls: TLSMaterial?
     /// Called with the head of every request that reaches the router, before it is handled:

@@ -1,17 +1,12 @@
 import Foundation
 import RemoteAuth
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// The sandbox's mutable state, in one actor: tokens, statuses, nonces, sessions.
 ///
 /// Tokens and statuses are written to the state file (when there is one) before the request
-/// that changed them is answered, atomically (a temporary file renamed over the old one), so
-/// a killed process loses nothing it has confirmed.
+/// that changed them is answered, atomically (see ``StateFile``), so a killed process loses
+/// nothing it has confirmed. Every table is bounded (``BoundedTable``, the configuration's
+/// `tableCapacity`).
 actor SandboxStore {
     /// A temporary credential (RFC 5849 §2.1) and what happened to it.
     struct RequestToken: Codable, Sendable {
@@ -41,17 +36,13 @@ actor SandboxStore {
         var createdAt: Int64
     }
 
-    struct Persisted: Codable {
-        var requestTokens: [String: RequestToken]
-        var accessTokens: [String: AccessToken]
-        var statuses: [Status]
-        var nextStatusID: Int64
-    }
-
-    private var requestTokens: [String: RequestToken] = [:]
-    private var accessTokens: [String: AccessToken] = [:]
+    private var requestTokens: BoundedTable<RequestToken>
+    private var accessTokens: BoundedTable<AccessToken>
+    /// The configuration's tokens: never dropped, never written to the state file.
+    private let seededTokens: [String: AccessToken]
     private var statuses: [Status] = []
     private var nextStatusID: Int64 = 1
+    private let statusCapacity: Int
     /// Per consumer: the nonces seen in the timestamp window, bounded (RFC 5849 §3.3).
     private var nonces: [String: NonceWindow] = [:]
     /// Digest nonces: the protection space (route) they were issued for, issue time, and the
@@ -59,102 +50,53 @@ actor SandboxStore {
     private var digestNonces: [String: (space: String, issuedAt: Int64, highestCount: UInt32)] = [:]
     /// Consent-page sessions: cookie value → user name.
     private var sessions: [String: String] = [:]
-    private let statePath: String?
+    private let stateFile: StateFile?
     /// Token values, secrets and session identifiers come from here.
     private let random: RandomSource
 
-    /// Loads the state file when there is one, then writes it back, so that a path that cannot
-    /// be written fails here, at start-up, rather than as a `500` on the first token.
-    ///
-    /// - Throws: ``SandboxError`` when the state file cannot be read or written.
-    init(statePath: String?, seededTokens: [SandboxConfiguration.SeededToken], random: RandomSource = .system) throws {
-        self.statePath = statePath
+    /// Takes up what the state file holds, when there is one.
+    init(
+        stateFile: StateFile?,
+        seededTokens: [SandboxConfiguration.SeededToken],
+        capacity: Int = 100_000,
+        random: RandomSource = .system
+    ) {
+        self.stateFile = stateFile
         self.random = random
-        if let statePath, FileManager.default.fileExists(atPath: statePath) {
-            do {
-                let data = try Data(contentsOf: URL(fileURLWithPath: statePath))
-                let persisted = try JSONDecoder().decode(Persisted.self, from: data)
-                requestTokens = persisted.requestTokens
-                accessTokens = persisted.accessTokens
-                statuses = persisted.statuses
-                nextStatusID = persisted.nextStatusID
-            } catch {
-                throw SandboxError("the state file '\(statePath)' cannot be read: \(error)")
-            }
-        }
-        for seeded in seededTokens {
-            accessTokens[seeded.token] = AccessToken(
-                token: seeded.token,
-                secret: seeded.secret,
-                consumerKey: seeded.consumerKey,
-                user: seeded.user
+        let contents = stateFile?.current ?? StateFile.Contents()
+        requestTokens = BoundedTable(capacity: capacity, entries: contents.requestTokens) { $0.createdAt }
+        // Access tokens carry no time: the oldest of a file read back are not known, so any go.
+        accessTokens = BoundedTable(capacity: capacity, entries: contents.accessTokens) { _ in 0 }
+        statusCapacity = capacity
+        statuses = Array(contents.statuses.suffix(capacity))
+        nextStatusID = contents.nextStatusID
+        var seeded: [String: AccessToken] = [:]
+        for token in seededTokens {
+            seeded[token.token] = AccessToken(
+                token: token.token,
+                secret: token.secret,
+                consumerKey: token.consumerKey,
+                user: token.user
             )
+            accessTokens.remove(token.token)
         }
-        if let statePath {
-            let current = Persisted(
-                requestTokens: requestTokens,
-                accessTokens: accessTokens,
-                statuses: statuses,
-                nextStatusID: nextStatusID
-            )
-            try Self.save(current, to: statePath, random: random)
-        }
+        self.seededTokens = seeded
     }
 
     // MARK: Persistence
 
-    private var persisted: Persisted {
-        Persisted(
-            requestTokens: requestTokens,
-            accessTokens: accessTokens,
-            statuses: statuses,
-            nextStatusID: nextStatusID
-        )
-    }
-
+    /// Writes the OAuth 1.0a tokens and the statuses to the state file, if there is one, before
+    /// the change is answered.
     private func persist() throws(SandboxError) {
-        guard let statePath else { return }
-        try Self.save(persisted, to: statePath, random: random)
-    }
-
-    /// Writes the state as sorted JSON to a temporary file beside `statePath`, created 0600
-    /// before any secret is written and flushed to disk, then renamed into place (atomic on
-    /// POSIX).
-    ///
-    /// - Throws: ``SandboxError`` naming the file and the system's reason.
-    private static func save(_ persisted: Persisted, to statePath: String, random: RandomSource) throws(SandboxError) {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        guard let data = try? encoder.encode(persisted) else {
-            throw SandboxError("cannot encode the state for '\(statePath)'")
-        }
-        let url = URL(fileURLWithPath: statePath)
-        let temporary = url.deletingLastPathComponent()
-            .appendingPathComponent(".\(url.lastPathComponent).\(random.hex(byteCount: 6)).tmp").path
-        func failure(_ code: Int32) -> SandboxError {
-            SandboxError("cannot write the state file '\(statePath)': \(String(cString: strerror(code)))")
-        }
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw failure(errno) }
-        var written = 0
-        var code: Int32 = 0
-        data.withUnsafeBytes { bytes in
-            while written < bytes.count {
-                let count = write(descriptor, bytes.baseAddress! + written, bytes.count - written)
-                if count < 0 {
-                    if errno == EINTR { continue }
-                    code = errno
-                    return
-                }
-                written += count
-            }
-        }
-        if code == 0, fsync(descriptor) != 0 { code = errno }
-        if close(descriptor) != 0, code == 0 { code = errno }
-        if code == 0, rename(temporary, statePath) != 0 { code = errno }
-        if code != 0 {
-            unlink(temporary)
-            throw failure(code)
+        guard let stateFile else { return }
+        let (requestTokens, accessTokens, statuses, nextStatusID) = (
+            requestTokens.entries, accessTokens.entries, statuses, nextStatusID
+        )
+        try stateFile.update {
+            $0.requestTokens = requestTokens
+            $0.accessTokens = accessTokens
+            $0.statuses = statuses
+            $0.nextStatusID = nextStatusID
         }
     }
 
@@ -239,7 +181,7 @@ actor SandboxStore {
         return access
     }
 
-    func accessToken(_ token: String) -> AccessToken? { accessTokens[token] }
+    func accessToken(_ token: String) -> AccessToken? { seededTokens[token] ?? accessTokens[token] }
 
     // MARK: Nonces
 
@@ -259,6 +201,10 @@ actor SandboxStore {
         let status = Status(id: nextStatusID, text: text, user: user, createdAt: now)
         nextStatusID += 1
         statuses.append(status)
+        // The newest `statusCapacity` are kept, trimmed in batches of an eighth (O(1) amortised).
+        if statuses.count > statusCapacity + max(1, statusCapacity / 8) {
+            statuses.removeFirst(statuses.count - statusCapacity)
+        }
         try persist()
         return status
     }

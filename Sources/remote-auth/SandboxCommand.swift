@@ -77,7 +77,7 @@ struct SandboxCommand: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Keep tokens and statuses in this file across restarts (written at start: a path that cannot be written stops the sandbox).",
+            "Keep tokens (OAuth 1.0a and OAuth 2), codes and statuses in this file across restarts (written at start: a path that cannot be written stops the sandbox).",
             valueName: "file"
         )
     )

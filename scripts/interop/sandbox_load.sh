@@ -9,11 +9,12 @@
 #              identities; the signing is scripts/interop/sandbox_load.lua's (LuaJIT has no
 #              crypto: SHA-1 and HMAC there, checked against RFC 2202 at start)
 #   3. kill    a sandbox with --state: POST /1.1/statuses/update.json with Bearer (each status
-#              written to the state file before it is answered), kill -9 in the middle of the
-#              run, restart on the same file: it parses, it holds every status the run was
-#              answered 2xx for, and the temporary credential issued before the load is still
-#              known (/oauth/authorize shows its consent page). OAuth 2 tokens are not in the
-#              state file (the sandbox keeps them in memory), so they are not checked here.
+#              written to the state file before it is answered) while a loop beside it asks
+#              the token endpoint for access tokens one after another (each written before it
+#              is answered), kill -9 in the middle of the run, restart on the same file: it
+#              parses, it holds every status the run was answered 2xx for, every access token
+#              answered before the kill still works, and the temporary credential issued
+#              before the load is still known (/oauth/authorize shows its consent page).
 #
 # Each run: LOAD_SECONDS (default 10), 2 threads, 32 connections; the checks: 0 non-2xx
 # answers, 0 socket errors. Prints requests/s, p50/p99 latency and the sandbox's peak RSS
@@ -117,10 +118,20 @@ token="$(client_credentials "$url" statuses:write)"
 wrk --threads "$threads" --connections "$connections" --duration "${seconds}s" --timeout 5s \
     --script "$lua" "$url/1.1/statuses/update.json" -- post-bearer "$token" >"$work/kill.wrk" 2>&1 &
 wrk_pid=$!
+# Access tokens issued during the load: a token is kept only once its answer was read whole.
+(
+    while true; do
+        issued="$(client_credentials "$url" statuses:read)"
+        [ -n "$issued" ] && echo "$issued" >>"$work/issued.txt"
+    done
+) &
+issuer_pid=$!
 sleep "$((seconds / 2))"
 before_kill="$(peak_rss "$pid")"
 kill -9 "$pid"
 wait "$pid" 2>/dev/null
+kill "$issuer_pid" 2>/dev/null
+wait "$issuer_pid" 2>/dev/null
 # The killed sandbox is no longer one of the processes that must be alive at the end.
 alive=()
 for other in "${pids[@]}"; do [ "$other" = "$pid" ] || alive+=("$other"); done
@@ -141,7 +152,21 @@ start_sandbox restarted "$binary" --quiet --state "$state" || fatal "the sandbox
 page="$(curl -s -w '\n%{http_code}' "$url/oauth/authorize?oauth_token=$request_token")"
 check "$([ "$(tail -n 1 <<<"$page")" = 200 ] && grep -q "RemoteAuth Demo" <<<"$page" && echo yes)" \
     "restart: the temporary credential issued before the kill is unknown"
-token="$(client_credentials "$url" statuses:read)"
+# Every access token answered before the kill, and the one the load posted with, still work.
+issued_count="$(wc -l <"$work/issued.txt" 2>/dev/null || echo 0)"
+check "$([ "${issued_count:-0}" -gt 0 ] && echo yes)" "kill: no access token was issued before the kill"
+working=0
+while read -r issued; do
+    [ "$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $issued" "$url/1.1/account/verify_credentials.json")" = 200 ] &&
+        working=$((working + 1))
+done <"$work/issued.txt"
+check "$([ "$working" -eq "${issued_count:-0}" ] && echo yes)" \
+    "restart: $working of the $issued_count access tokens issued before the kill work"
+status="$(curl -s -o /dev/null -w '%{http_code}' -X POST -H "Authorization: Bearer $token" \
+    --data-urlencode "status=after the restart" "$url/1.1/statuses/update.json")"
+check "$([ "$status" = 200 ] && echo yes)" "restart: the load's access token answered $status, not 200"
+echo "sandbox-load: restart: all $working access tokens issued before the kill work, and the load's token posts"
+token="$(tail -n 1 "$work/issued.txt")"
 count="$(curl -s -H "Authorization: Bearer $token" "$url/1.1/statuses/home_timeline.json?count=200" |
     python3 -c 'import json, sys; print(len(json.load(sys.stdin)))' 2>/dev/null)"
 check "$([ "${count:-0}" -gt 0 ] && echo yes)" "restart: the home timeline shows none of the statuses posted before the kill"

@@ -127,7 +127,7 @@ struct AuthorizationRoutes: Sendable {
         pending.scope = scope
         pending.id = await store.token()
         if configuration.autoApprove, let alice = configuration.users.first {
-            return await approve(pending, user: alice.name, newSession: nil)
+            return try await approve(pending, user: alice.name, newSession: nil)
         }
         await store.addPending(pending)
         return page(pending, client: client, signedInUser: await consent.sessionUser(request), error: nil)
@@ -180,17 +180,17 @@ struct AuthorizationRoutes: Sendable {
         guard await store.removePending(id) != nil, let user = signedIn else {
             throw ConsentPage.Refusal.alreadyAnswered
         }
-        return await approve(pending, user: user, newSession: newSession)
+        return try await approve(pending, user: user, newSession: newSession)
     }
 
     /// Sends the user back with a code ([RFC 6749 §4.1.2](https://www.rfc-editor.org/rfc/rfc6749#section-4.1.2)),
     /// or with the access token in the fragment for the implicit grant
     /// ([RFC 6749 §4.2.2](https://www.rfc-editor.org/rfc/rfc6749#section-4.2.2)).
-    func approve(_ pending: OAuth2Store.PendingRequest, user: String, newSession: String?) async -> Response {
+    func approve(_ pending: OAuth2Store.PendingRequest, user: String, newSession: String?) async throws -> Response {
         let now = configuration.now()
         let location: String
         if pending.implicit {
-            let issued = await store.issueTokens(
+            let issued = try await store.issueTokens(
                 clientID: pending.clientID,
                 user: user,
                 scope: pending.scope,
@@ -207,7 +207,7 @@ struct AuthorizationRoutes: Sendable {
                 ]
             )
         } else {
-            let code = await store.issueCode(
+            let code = try await store.issueCode(
                 for: pending,
                 user: user,
                 expiresAt: now + configuration.authorizationCodeTTL

@@ -73,7 +73,7 @@ extension OpenIDRoutes {
         }
         // Everything checked: end the grant and the browser's session.
         if let family {
-            await store.revokeFamily(family)
+            try await store.revokeFamily(family)
             provider.forget(family: family)
         }
         await consent.endSession(request)

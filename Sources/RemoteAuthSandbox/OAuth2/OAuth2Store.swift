@@ -3,13 +3,14 @@ import RemoteAuth
 /// The OAuth 2 authorization server's state, in one actor: pending authorization requests,
 /// authorization codes, access and refresh tokens (in families, for rotation), device codes.
 ///
-/// Kept in memory only (the `--state` file holds the OAuth 1.0a tokens and the statuses).
-/// Every token, code and identifier comes from the configuration's ``RandomSource``, drawn
+/// Codes, access and refresh tokens are written to the `--state` file (when there is one)
+/// before the answer that changed them (``StateFile``); pending and pushed requests and device
+/// codes stay in memory. Every table is bounded (``BoundedTable``). Every token, code and identifier comes from the configuration's ``RandomSource``, drawn
 /// when a request needs one (never at start, so seeded runs of the OAuth 1.0a routes repeat).
 actor OAuth2Store {
     /// An authorization request waiting for the resource owner's answer
     /// ([RFC 6749 §4.1.1](https://www.rfc-editor.org/rfc/rfc6749#section-4.1.1)).
-    struct PendingRequest: Sendable {
+    struct PendingRequest: Codable, Sendable {
         var id: String
         var clientID: String
         var redirectURI: String
@@ -28,7 +29,7 @@ actor OAuth2Store {
         var dpopJKT: String? = nil
     }
 
-    struct AuthorizationCode: Sendable {
+    struct AuthorizationCode: Codable, Sendable {
         var request: PendingRequest
         var user: String
         var expiresAt: Int64
@@ -37,7 +38,7 @@ actor OAuth2Store {
         var family: String?
     }
 
-    struct AccessToken: Sendable {
+    struct AccessToken: Codable, Sendable {
         var clientID: String
         var user: String?
         var scope: [String]
@@ -51,7 +52,7 @@ actor OAuth2Store {
         var x5t: String? = nil
     }
 
-    struct RefreshToken: Sendable {
+    struct RefreshToken: Codable, Sendable {
         var clientID: String
         var user: String?
         var scope: [String]
@@ -89,21 +90,51 @@ actor OAuth2Store {
         var expiresAt: Int64
     }
 
-    private var pending: [String: PendingRequest] = [:]
-    private var pushed: [String: PushedRequest] = [:]
-    private var codes: [String: AuthorizationCode] = [:]
-    private var accessTokens: [String: AccessToken] = [:]
-    private var refreshTokens: [String: RefreshToken] = [:]
-    private var deviceCodes: [String: DeviceCode] = [:]
+    /// What the state file keeps (its `oauth2` member).
+    struct Persisted: Codable, Sendable {
+        var codes: [String: AuthorizationCode]
+        var accessTokens: [String: AccessToken]
+        var refreshTokens: [String: RefreshToken]
+    }
+
+    private var pending: BoundedTable<PendingRequest>
+    private var pushed: BoundedTable<PushedRequest>
+    private var codes: BoundedTable<AuthorizationCode>
+    private var accessTokens: BoundedTable<AccessToken>
+    private var refreshTokens: BoundedTable<RefreshToken>
+    private var deviceCodes: BoundedTable<DeviceCode>
     /// Normalized user code (letters only) → device code.
-    private var userCodes: [String: String] = [:]
+    private var userCodes: BoundedTable<String>
     private let random: RandomSource
+    private let stateFile: StateFile?
     /// DPoP proofs' replay cache and nonces.
     let dpop: SandboxDPoP
 
-    init(random: RandomSource) {
+    /// A store holding what `stateFile` kept, if anything, at most `capacity` entries per table.
+    init(random: RandomSource, stateFile: StateFile? = nil, capacity: Int = 100_000) {
         self.random = random
+        self.stateFile = stateFile
         self.dpop = SandboxDPoP(random: random)
+        let kept = stateFile?.current.oauth2
+        pending = BoundedTable(capacity: capacity)
+        pushed = BoundedTable(capacity: capacity)
+        codes = BoundedTable(capacity: capacity, entries: kept?.codes ?? [:]) { $0.expiresAt }
+        accessTokens = BoundedTable(capacity: capacity, entries: kept?.accessTokens ?? [:]) { $0.issuedAt }
+        refreshTokens = BoundedTable(capacity: capacity, entries: kept?.refreshTokens ?? [:]) { $0.issuedAt }
+        deviceCodes = BoundedTable(capacity: capacity)
+        userCodes = BoundedTable(capacity: capacity)
+    }
+
+    /// Writes the codes and tokens to the state file, if there is one, before the change is
+    /// answered.
+    private func persist() throws(SandboxError) {
+        guard let stateFile else { return }
+        let persisted = Persisted(
+            codes: codes.entries,
+            accessTokens: accessTokens.entries,
+            refreshTokens: refreshTokens.entries
+        )
+        try stateFile.update { $0.oauth2 = persisted }
     }
 
     func token() -> String { random.alphanumeric(bytes: 32) }
@@ -115,7 +146,7 @@ actor OAuth2Store {
     /// Keeps a pushed request and returns its `request_uri`; expired ones are dropped first,
     /// so the table holds only live requests.
     func addPushed(_ request: PushedRequest, now: Int64) -> String {
-        pushed = pushed.filter { $0.value.expiresAt > now }
+        pushed.removeAll { $0.expiresAt <= now }
         let uri = "urn:ietf:params:oauth:request_uri:" + token()
         pushed[uri] = request
         return uri
@@ -124,15 +155,16 @@ actor OAuth2Store {
     /// Takes a pushed request out (a `request_uri` is used once, RFC 9126 §4); `nil` when it is
     /// unknown, used or expired.
     func takePushed(_ uri: String, now: Int64) -> PushedRequest? {
-        guard let request = pushed.removeValue(forKey: uri), request.expiresAt > now else { return nil }
+        guard let request = pushed.remove(uri), request.expiresAt > now else { return nil }
         return request
     }
     func pendingRequest(_ id: String) -> PendingRequest? { pending[id] }
-    func removePending(_ id: String) -> PendingRequest? { pending.removeValue(forKey: id) }
+    func removePending(_ id: String) -> PendingRequest? { pending.remove(id) }
 
-    func issueCode(for request: PendingRequest, user: String, expiresAt: Int64) -> String {
+    func issueCode(for request: PendingRequest, user: String, expiresAt: Int64) throws(SandboxError) -> String {
         let code = token()
         codes[code] = AuthorizationCode(request: request, user: user, expiresAt: expiresAt, used: false, family: nil)
+        try persist()
         return code
     }
 
@@ -144,21 +176,25 @@ actor OAuth2Store {
     /// Uses up `code` for `clientID`: any attempt by its client consumes it, so a wrong
     /// verifier cannot be retried; a replay revokes what the first exchange issued
     /// ([RFC 6749 §4.1.2](https://www.rfc-editor.org/rfc/rfc6749#section-4.1.2)).
-    func redeemCode(_ code: String, clientID: String, now: Int64) -> CodeOutcome {
+    func redeemCode(_ code: String, clientID: String, now: Int64) throws(SandboxError) -> CodeOutcome {
         guard var record = codes[code], record.request.clientID == clientID else {
             return .invalid("the authorization code is unknown or was issued to another client")
         }
         if record.used {
-            if let family = record.family { revokeFamily(family) }
+            if let family = record.family { try revokeFamily(family) }
             return .invalid("the authorization code was already used; the tokens issued for it are revoked")
         }
         record.used = true
         codes[code] = record
+        try persist()
         if now >= record.expiresAt { return .invalid("the authorization code has expired") }
         return .valid(record)
     }
 
-    func bindCode(_ code: String, family: String) { codes[code]?.family = family }
+    func bindCode(_ code: String, family: String) throws(SandboxError) {
+        codes[code]?.family = family
+        try persist()
+    }
 
     // MARK: Tokens
 
@@ -175,7 +211,7 @@ actor OAuth2Store {
         jkt: String? = nil,
         x5t: String? = nil,
         refreshX5t: String? = nil
-    ) -> (access: String, refresh: String?, family: String) {
+    ) throws(SandboxError) -> (access: String, refresh: String?, family: String) {
         let family = family ?? token()
         let access = token()
         accessTokens[access] = AccessToken(
@@ -203,6 +239,7 @@ actor OAuth2Store {
             )
             refreshToken = value
         }
+        try persist()
         return (access, refreshToken, family)
     }
 
@@ -213,16 +250,17 @@ actor OAuth2Store {
 
     /// Rotates a refresh token: the old one is marked rotated; a rotated one presented again
     /// revokes its whole family (the replay of a stolen token, as production servers treat it).
-    func rotate(_ value: String, clientID: String) -> RefreshOutcome {
+    func rotate(_ value: String, clientID: String) throws(SandboxError) -> RefreshOutcome {
         guard var record = refreshTokens[value], record.clientID == clientID else {
             return .invalid("the refresh token is unknown, revoked, or was issued to another client")
         }
         if record.rotated {
-            revokeFamily(record.family)
+            try revokeFamily(record.family)
             return .invalid("the refresh token was already used; its whole family is revoked")
         }
         record.rotated = true
         refreshTokens[value] = record
+        try persist()
         return .valid(record)
     }
 
@@ -236,17 +274,21 @@ actor OAuth2Store {
         return record
     }
 
-    func revokeFamily(_ family: String) {
-        accessTokens = accessTokens.filter { $0.value.family != family }
-        refreshTokens = refreshTokens.filter { $0.value.family != family }
+    func revokeFamily(_ family: String) throws(SandboxError) {
+        accessTokens.removeAll { $0.family == family }
+        refreshTokens.removeAll { $0.family == family }
+        try persist()
     }
 
     /// Revokes `value` if `clientID` owns it: a refresh token with its family, an access token
     /// alone ([RFC 7009 §2.1](https://www.rfc-editor.org/rfc/rfc7009#section-2.1)).
-    func revoke(_ value: String, clientID: String, refreshFirst: Bool) {
+    func revoke(_ value: String, clientID: String, refreshFirst: Bool) throws(SandboxError) {
         func refresh() -> Bool {
             guard let record = refreshTokens[value] else { return false }
-            if record.clientID == clientID { revokeFamily(record.family) }
+            if record.clientID == clientID {
+                accessTokens.removeAll { $0.family == record.family }
+                refreshTokens.removeAll { $0.family == record.family }
+            }
             return true
         }
         func access() -> Bool {
@@ -259,6 +301,7 @@ actor OAuth2Store {
         } else if !access() {
             _ = refresh()
         }
+        try persist()
     }
 
     // MARK: Device authorization (RFC 8628)

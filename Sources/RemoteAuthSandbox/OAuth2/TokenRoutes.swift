@@ -88,7 +88,7 @@ struct TokenRoutes: Sendable {
             guard let scope = OAuth2Rules.scope(parameters["scope"], allowed: configuration.oauth2Scopes) else {
                 throw OAuth2Problem(.invalidScope, "scope names a scope this server does not grant")
             }
-            let issued = await store.issueTokens(
+            let issued = try await store.issueTokens(
                 clientID: client.id,
                 user: nil,
                 scope: scope,
@@ -107,7 +107,7 @@ struct TokenRoutes: Sendable {
             case .error(let code, let description):
                 throw OAuth2Problem(code, description)
             case .approved(let record, let user):
-                let issued = await store.issueTokens(
+                let issued = try await store.issueTokens(
                     clientID: client.id,
                     user: user,
                     scope: record.scope,
@@ -139,7 +139,7 @@ struct TokenRoutes: Sendable {
             throw OAuth2Problem(.invalidRequest, "code_verifier is missing (PKCE is required)")
         }
         let record: OAuth2Store.AuthorizationCode
-        switch await store.redeemCode(code, clientID: client.id, now: now) {
+        switch try await store.redeemCode(code, clientID: client.id, now: now) {
         case .invalid(let description): throw OAuth2Problem(.invalidGrant, description)
         case .valid(let valid): record = valid
         }
@@ -154,7 +154,7 @@ struct TokenRoutes: Sendable {
             throw OAuth2Problem(.invalidGrant, "code_verifier does not match the code_challenge")
         }
         try Self.checkCodeBinding(record.request.dpopJKT, proof: jkt)
-        let issued = await store.issueTokens(
+        let issued = try await store.issueTokens(
             clientID: client.id,
             user: record.user,
             scope: record.request.scope,
@@ -165,7 +165,7 @@ struct TokenRoutes: Sendable {
             x5t: x5t,
             refreshX5t: Self.refreshBinding(x5t, client: client)
         )
-        await store.bindCode(code, family: issued.family)
+        try await store.bindCode(code, family: issued.family)
         var idToken: String?
         if record.request.scope.contains("openid") {
             // auth_time: when the user approved, which is when the code was issued.
@@ -216,12 +216,12 @@ struct TokenRoutes: Sendable {
         {
             throw OAuth2Problem(.invalidScope, "scope exceeds what the refresh token was granted")
         }
-        switch await store.rotate(value, clientID: client.id) {
+        switch try await store.rotate(value, clientID: client.id) {
         case .invalid(let description):
             throw OAuth2Problem(.invalidGrant, description)
         case .valid(let record):
             let scope = OAuth2Rules.scope(parameters["scope"], allowed: record.scope) ?? record.scope
-            let issued = await store.issueTokens(
+            let issued = try await store.issueTokens(
                 clientID: client.id,
                 user: record.user,
                 scope: scope,
@@ -277,7 +277,7 @@ struct TokenRoutes: Sendable {
         let parameters = try await OAuth2Parameters.body(of: request)
         let (client, _) = try await clients.authenticate(request, parameters, peer: peer)
         guard let token = parameters["token"] else { throw OAuth2Problem(.invalidRequest, "token is missing") }
-        await store.revoke(token, clientID: client.id, refreshFirst: parameters["token_type_hint"] == "refresh_token")
+        try await store.revoke(token, clientID: client.id, refreshFirst: parameters["token_type_hint"] == "refresh_token")
         return Response(status: .ok, headers: [.cacheControl: "no-store"])
     }
 
