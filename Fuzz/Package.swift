@@ -23,6 +23,9 @@ let fuzzTargets = ((try? FileManager.default.contentsOfDirectory(atPath: sources
     .filter { !support.contains($0) && !$0.hasPrefix(".") }
     .sorted()
 
+// The targets that drive the sandbox (and so build Hummingbird, SwiftNIO and NIOSSL too).
+let sandboxTargets: Set<String> = ["sandbox_request"]
+
 let package = Package(
     name: "RemoteAuthFuzz",
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11)],
@@ -46,7 +49,7 @@ let package = Package(
                     "FuzzSupport",
                     .product(name: "RemoteAuth", package: "RemoteAuth"),
                     .product(name: "HTTPTypes", package: "swift-http-types"),
-                ],
+                ] + (sandboxTargets.contains(name) ? [.product(name: "RemoteAuthSandbox", package: "RemoteAuth")] : []),
                 swiftSettings: swiftSettings
             )
         }

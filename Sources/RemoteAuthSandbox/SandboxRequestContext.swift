@@ -1,4 +1,5 @@
 import Hummingbird
+import Logging
 import NIOCore
 
 /// The request context of every sandbox route: Hummingbird's core storage, and what
@@ -17,6 +18,16 @@ struct SandboxRequestContext: RequestContext {
     init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         channel = source.channel
+    }
+
+    /// A context with no connection behind it (``SandboxResponder``): no client certificate.
+    init(logger: Logger) {
+        coreContext = .init(source: LoggerSource(logger: logger))
+        channel = nil
+    }
+
+    private struct LoggerSource: RequestContextSource {
+        let logger: Logger
     }
 
     /// The request ``OAuth1Authenticator`` verified; a route reached without it is a sandbox bug.

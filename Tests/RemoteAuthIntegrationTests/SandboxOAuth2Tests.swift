@@ -202,7 +202,7 @@ struct SandboxOAuth2Tests {
         }
     }
 
-    @Test("client authentication failures: invalid_client, 401 with a Basic challenge when Basic was used")
+    @Test("client authentication failures: invalid_client, 401 with a Basic challenge when Basic was used or a 401 is answered")
     func clientAuthentication() async throws {
         try await Sandbox.withSandbox { sandbox in
             let base = sandbox.baseURL
@@ -222,6 +222,21 @@ struct SandboxOAuth2Tests {
             #expect(W.json(noSecret)["error"] as? String == "invalid_client")
             let unknown = try await W.token(base, grant + [("client_id", "nobody")])
             #expect(W.json(unknown)["error"] as? String == "invalid_client")
+
+            // A client assertion that does not verify: 401, and like every 401 with a challenge
+            // (RFC 9110 §15.5.2), naming the scheme the endpoint takes (RFC 6749 §5.2). Found by
+            // the sandbox_request fuzz target: it was a 401 without one.
+            let assertion = try await W.token(
+                base,
+                grant + [
+                    ("client_id", "demo-service"),
+                    ("client_assertion_type", "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"),
+                    ("client_assertion", "eyJhbGciOiJFUzI1NiJ9.eyJpc3MiOiJkZW1vLXNlcnZpY2UifQ.AAAA"),
+                ]
+            )
+            #expect(assertion.status == 401)
+            #expect(assertion.header("WWW-Authenticate") == "Basic realm=\"RemoteAuth Sandbox\"")
+            #expect(W.json(assertion)["error"] as? String == "invalid_client")
 
             let twice = try await W.token(base, grant + [("client_secret", "demo-service-secret")], basic: Self.service)
             #expect(twice.status == 400)

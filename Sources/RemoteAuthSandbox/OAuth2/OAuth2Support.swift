@@ -145,17 +145,31 @@ struct OAuth2ClientAuthentication: Sendable {
         case none
     }
 
+    /// A `401 invalid_client` always carries a challenge: RFC 9110 §15.5.2 requires one in
+    /// every `401`, and [RFC 6749 §5.2](https://www.rfc-editor.org/rfc/rfc6749#section-5.2)
+    /// uses it to name the schemes the server supports. A client that did not use the
+    /// Authorization header (a secret in the body, an assertion, a TLS certificate) is told
+    /// Basic, the one HTTP scheme this token endpoint takes.
+    ///
     /// - Parameter peer: the certificate of the request's TLS connection, if any.
     func authenticate(
         _ request: Request,
         _ parameters: OAuth2Parameters,
         peer: PeerCertificate?
     ) async throws(OAuth2Problem) -> (client: SandboxConfiguration.OAuth2Client, method: Method) {
-        let result = try await authenticateAnyMethod(request, parameters, peer: peer)
-        if let registered = result.client.tokenEndpointAuthMethod, registered != result.method.rawValue {
-            throw OAuth2Problem(.invalidClient, "the client is registered for \(registered)", status: .unauthorized)
+        do throws(OAuth2Problem) {
+            let result = try await authenticateAnyMethod(request, parameters, peer: peer)
+            if let registered = result.client.tokenEndpointAuthMethod, registered != result.method.rawValue {
+                throw OAuth2Problem(.invalidClient, "the client is registered for \(registered)", status: .unauthorized)
+            }
+            return result
+        } catch {
+            var problem = error
+            if problem.status == .unauthorized, problem.headers[.wwwAuthenticate] == nil {
+                problem.headers[.wwwAuthenticate] = basicChallenge
+            }
+            throw problem
         }
-        return result
     }
 
     private func authenticateAnyMethod(
@@ -235,9 +249,11 @@ struct OAuth2ClientAuthentication: Sendable {
     /// Authorization header.
     func basicFailure(_ description: String) -> OAuth2Problem {
         var problem = OAuth2Problem(.invalidClient, description, status: .unauthorized)
-        problem.headers[.wwwAuthenticate] = "Basic realm=\"\(configuration.realm.replacingQuotes())\""
+        problem.headers[.wwwAuthenticate] = basicChallenge
         return problem
     }
+
+    private var basicChallenge: String { "Basic realm=\"\(configuration.realm.replacingQuotes())\"" }
 }
 
 enum OAuth2Rules {
