@@ -131,10 +131,20 @@ extension DemoCommand.Context {
             transport: transport,
             now: unixNow
         )
-        let tokens = try await LoopbackCallbackListener.withListener { callbackURL, listener in
-            let request = try flow.authorizationRequest(
+        return (flow, try await signIn(flow, scope: DemoCommand.oauth2Scope).tokens)
+    }
+
+    /// Signs in with `flow` as alice through the consent form and the loopback listener, the
+    /// request pushed first with `push` (RFC 9126); returns the tokens and the URL the browser
+    /// was sent to.
+    func signIn(_ flow: OAuth2.Flow, scope: [String], push: Bool = false) async throws -> (
+        tokens: OAuth2.Tokens, url: String
+    ) {
+        try await LoopbackCallbackListener.withListener { callbackURL, listener in
+            let request = try await flow.startAuthorization(
                 redirectURI: callbackURL,
-                scope: DemoCommand.oauth2Scope,
+                scope: scope,
+                push: push,
                 random: .system
             )
             let (page, html) = try await get(request.url)
@@ -154,9 +164,8 @@ extension DemoCommand.Context {
             let location = try requireValue(approved.headerFields[.location], "the consent form did not redirect")
             _ = try await get(location)  // the browser lands on the loopback listener
             let redirect = try await listener.callback(timeout: .seconds(10))
-            return try await flow.tokens(fromCallback: redirect, pending: request.pending)
+            return (try await flow.tokens(fromCallback: redirect, pending: request.pending), request.url)
         }
-        return (flow, tokens)
     }
 
     /// A token session over `tokens` (refreshed only once expired) registered for the sandbox.

@@ -1,0 +1,75 @@
+import HTTPTypes
+import RemoteAuth
+import RemoteAuthAsyncHTTPClient
+
+/// The OpenID Connect, DPoP and PAR steps of `remote-auth demo`, against the sandbox's
+/// OpenID provider.
+extension DemoCommand {
+    static let openIDSteps: [Step] = [
+        Step(name: "OpenID Connect, ID token and UserInfo") { context in
+            let metadata = try await OAuth2.Flow.discover(
+                issuer: context.base,
+                document: .openIDConfiguration,
+                transport: context.transport
+            )
+            var flow = OAuth2.Flow(
+                server: OAuth2.AuthorizationServer(metadata: metadata),
+                client: .public(id: "demo-app"),
+                transport: context.transport,
+                now: unixNow
+            )
+            flow.openIDConnect = try OpenIDConnect.RelyingParty(
+                metadata: metadata,
+                clientID: "demo-app",
+                transport: context.transport,
+                now: unixNow
+            )
+            // The flow sends a nonce and validates the ID token (Core §3.1.3.7) before it returns.
+            let (tokens, _) = try await context.signIn(flow, scope: ["openid"] + oauth2Scope)
+            let token = try requireValue(tokens.idToken, "no ID token")
+            let idToken = try OpenIDConnect.IDToken(claims: JOSE.CompactJWS(token.reveal()).claims(), token: token)
+            try expect(idToken.nonce != nil, "the ID token has no nonce")
+            let info = try await flow.userInfo(accessToken: tokens.accessToken, subject: idToken.subject)
+            return "ID token validated against the JWKS (sub \(idToken.subject), nonce matched); UserInfo sub \(info.subject)"
+        },
+        Step(name: "DPoP-bound token") { context in
+            let server = try await context.oauth2Server()
+            let prover = try OAuth2.DPoP.Prover(key: .generateP256(), now: unixNow, random: .system)
+            let tokenEndpoint = try requireValue(server.tokenEndpoint, "no token endpoint")
+            let flow = OAuth2.Flow(
+                server: server,
+                client: .public(id: "demo-app"),
+                transport: OAuth2.DPoP.Transport(context.transport, prover: prover, endpoints: [tokenEndpoint]),
+                now: unixNow
+            )
+            let (tokens, _) = try await context.signIn(flow, scope: ["statuses:read"])
+            try expect(OAuth2.DPoP.isDPoPTokenType(tokens.tokenType), "token_type \(tokens.tokenType), not DPoP")
+            let url = context.base + "/1.1/statuses/home_timeline.json"
+            var bound = try HTTPRequest(method: .get, absoluteURL: url)
+            bound.headerFields[.authorization] = "DPoP " + tokens.accessToken.reveal()
+            bound.headerFields[.dpop] = try prover.proof(method: .get, url: url, accessToken: tokens.accessToken)
+            let (accepted, _) = try await context.transport.send(bound, body: nil)
+            try expect(accepted.status == .ok, "home_timeline answered \(accepted.status.code) with the proof")
+            var bearer = try HTTPRequest(method: .get, absoluteURL: url)
+            bearer.headerFields[.authorization] = "Bearer " + tokens.accessToken.reveal()
+            let (refused, _) = try await context.transport.send(bearer, body: nil)
+            try expect(refused.status == .unauthorized, "the bound token as Bearer was answered \(refused.status.code)")
+            return "token bound to key \(prover.thumbprint) (RFC 9449): 200 with a proof, 401 as a Bearer token"
+        },
+        Step(name: "Pushed authorization request") { context in
+            let flow = OAuth2.Flow(
+                server: try await context.oauth2Server(),
+                client: .public(id: "demo-app"),
+                transport: context.transport,
+                now: unixNow
+            )
+            let (tokens, url) = try await context.signIn(flow, scope: ["statuses:read"], push: true)
+            let names = Set(
+                try FormURLEncoding.decode(String(url.split(separator: "?", maxSplits: 1).last ?? "")).map(\.name)
+            )
+            try expect(names == ["client_id", "request_uri"], "the browser saw \(names.sorted()), not only client_id and request_uri")
+            try expect(tokens.refreshToken != nil, "no refresh token")
+            return "the request was pushed first (RFC 9126); the browser saw only client_id and request_uri"
+        },
+    ]
+}
