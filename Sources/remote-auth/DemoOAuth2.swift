@@ -49,12 +49,7 @@ extension DemoCommand {
             return "the expired token got 401; one refresh (rotated), then 200"
         },
         Step(name: "OAuth 2, device flow") { context in
-            let flow = OAuth2.Flow(
-                server: try await context.oauth2Server(),
-                client: .public(id: "demo-app"),
-                transport: context.transport,
-                now: unixNow
-            )
+            let flow = try await context.publicFlow()
             let authorization = try await flow.deviceAuthorization(scope: ["statuses:read"])
             // The user's part, on another device: the verification page, signed in as alice.
             let (page, html) = try await context.get(authorization.verificationURI)
@@ -124,13 +119,24 @@ extension DemoCommand.Context {
 
     /// The code grant with PKCE as a browser user does it: the consent form, signed in as alice,
     /// then the redirect to the loopback listener.
-    func oauth2SignIn() async throws -> (OAuth2.Flow, OAuth2.Tokens) {
-        let flow = OAuth2.Flow(
-            server: try await oauth2Server(),
+    /// A flow for the public client `demo-app`, on `server` (discovered when `nil`), over
+    /// `transport` (the context's when `nil`).
+    func publicFlow(
+        server: OAuth2.AuthorizationServer? = nil,
+        transport: (any HTTPTransport)? = nil
+    ) async throws -> OAuth2.Flow {
+        let resolved: OAuth2.AuthorizationServer
+        if let server { resolved = server } else { resolved = try await oauth2Server() }
+        return OAuth2.Flow(
+            server: resolved,
             client: .public(id: "demo-app"),
-            transport: transport,
+            transport: transport ?? self.transport,
             now: unixNow
         )
+    }
+
+    func oauth2SignIn() async throws -> (OAuth2.Flow, OAuth2.Tokens) {
+        let flow = try await publicFlow()
         return (flow, try await signIn(flow, scope: DemoCommand.oauth2Scope).tokens)
     }
 

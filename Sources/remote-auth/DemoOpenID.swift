@@ -12,12 +12,7 @@ extension DemoCommand {
                 document: .openIDConfiguration,
                 transport: context.transport
             )
-            var flow = OAuth2.Flow(
-                server: OAuth2.AuthorizationServer(metadata: metadata),
-                client: .public(id: "demo-app"),
-                transport: context.transport,
-                now: unixNow
-            )
+            var flow = try await context.publicFlow(server: OAuth2.AuthorizationServer(metadata: metadata))
             flow.openIDConnect = try OpenIDConnect.RelyingParty(
                 metadata: metadata,
                 clientID: "demo-app",
@@ -36,11 +31,9 @@ extension DemoCommand {
             let server = try await context.oauth2Server()
             let prover = try OAuth2.DPoP.Prover(key: .generateP256(), now: unixNow, random: .system)
             let tokenEndpoint = try requireValue(server.tokenEndpoint, "no token endpoint")
-            let flow = OAuth2.Flow(
+            let flow = try await context.publicFlow(
                 server: server,
-                client: .public(id: "demo-app"),
-                transport: OAuth2.DPoP.Transport(context.transport, prover: prover, endpoints: [tokenEndpoint]),
-                now: unixNow
+                transport: OAuth2.DPoP.Transport(context.transport, prover: prover, endpoints: [tokenEndpoint])
             )
             let (tokens, _) = try await context.signIn(flow, scope: ["statuses:read"])
             try expect(OAuth2.DPoP.isDPoPTokenType(tokens.tokenType), "token_type \(tokens.tokenType), not DPoP")
@@ -57,12 +50,7 @@ extension DemoCommand {
             return "token bound to key \(prover.thumbprint) (RFC 9449): 200 with a proof, 401 as a Bearer token"
         },
         Step(name: "Pushed authorization request") { context in
-            let flow = OAuth2.Flow(
-                server: try await context.oauth2Server(),
-                client: .public(id: "demo-app"),
-                transport: context.transport,
-                now: unixNow
-            )
+            let flow = try await context.publicFlow()
             let (tokens, url) = try await context.signIn(flow, scope: ["statuses:read"], push: true)
             let names = Set(
                 try FormURLEncoding.decode(String(url.split(separator: "?", maxSplits: 1).last ?? "")).map(\.name)
