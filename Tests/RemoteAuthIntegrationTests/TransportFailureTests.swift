@@ -132,13 +132,13 @@ struct TransportFailureTests {
     }
 
     /// Cancelling the task ends a request stalled in the TLS handshake at once, with a
-    /// `CancellationError`, well before its 12 s deadline. (AsyncHTTPClient's shutdown at the end
-    /// of the scope still waits for the connection attempt, up to the connect timeout, which
-    /// `withTransport` cuts to the deadline.)
+    /// `CancellationError` (the deadline would end it with a ``TransportError``), well before its
+    /// 20 s deadline. (AsyncHTTPClient's shutdown at the end of the scope still waits for the
+    /// connection attempt, up to the connect timeout, which `withTransport` cuts to the deadline.)
     @Test(arguments: Kind.allCases)
     func cancellationEndsAStalledRequest(over kind: Kind) async throws {
         try await Self.withStalledServer { port in
-            try await Self.withTransport(kind, timeout: 12) { transport in
+            try await Self.withTransport(kind, timeout: 20) { transport in
                 let clock = ContinuousClock()
                 let start = clock.now
                 let request = Task {
@@ -150,8 +150,9 @@ struct TransportFailureTests {
                 try await Task.sleep(for: .milliseconds(300))
                 request.cancel()
                 await #expect(throws: CancellationError.self) { try await request.value }
-                // Loose: on a loaded 2-core machine the cooperative pool can be slow to resume us.
-                #expect(clock.now - start < .seconds(8), "\(clock.now - start)")
+                // Loose: on a loaded 2-core machine the cooperative pool can be slow to resume us
+                // (8.5 s once, with the whole suite and three fuzzers running).
+                #expect(clock.now - start < .seconds(15), "\(clock.now - start)")
             }
         }
     }
