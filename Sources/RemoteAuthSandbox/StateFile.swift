@@ -42,8 +42,12 @@ final class StateFile: Sendable {
             do {
                 let data = try Data(contentsOf: URL(fileURLWithPath: path))
                 initial = try JSONDecoder().decode(Contents.self, from: data)
+            } catch is DecodingError {
+                // Not the decoder's description: its coding path names dictionary keys, which
+                // here are token values.
+                throw SandboxError("the state file '\(path)' cannot be read: it is not the sandbox's state JSON")
             } catch {
-                throw SandboxError("the state file '\(path)' cannot be read: \(error)")
+                throw SandboxError("the state file '\(path)' cannot be read: \(error.localizedDescription)")
             }
         }
         contents = Mutex(initial)

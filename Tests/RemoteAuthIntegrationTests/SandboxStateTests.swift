@@ -109,7 +109,7 @@ struct SandboxStateTests {
         let error = await #expect(throws: SandboxError.self) {
             try await Sandbox.withSandbox(configuration) { _ in }
         }
-        #expect(error?.reason.hasPrefix("the state file '\(path)' cannot be read") == true)
+        #expect(error?.reason == "the state file '\(path)' cannot be read: it is not the sandbox's state JSON")
     }
 
     @Test("tableCapacity bounds the access tokens: the oldest go first, the newest still work")
