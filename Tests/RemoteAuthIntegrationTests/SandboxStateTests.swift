@@ -99,6 +99,39 @@ struct SandboxStateTests {
         #expect(((saved["oauth2"] as? [String: Any])?["accessTokens"] as? [String: Any])?.count == 1)
     }
 
+    @Test("revoking a token nobody holds, or another client's, leaves the state file alone; a real revocation rewrites it")
+    func revocationWritesOnlyOnChange() async throws {
+        let path = Self.temporaryPath()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        var configuration = SandboxConfiguration.demo()
+        configuration.statePath = path
+        // Each write renames a new file into place. A hard link keeps the file as it was (and its
+        // inode from being reused), so the path and the link name one file until the next write.
+        let held = path + ".held"
+        defer { try? FileManager.default.removeItem(atPath: held) }
+        @Sendable func unchanged() throws -> Bool {
+            let inode = { (path: String) throws -> Int? in
+                (try FileManager.default.attributesOfItem(atPath: path)[.systemFileNumber] as? NSNumber)?.intValue
+            }
+            return try inode(path) == inode(held)
+        }
+        try await Sandbox.withSandbox(configuration) { sandbox in
+            let base = sandbox.baseURL
+            let access = try #require(try await W.codeFlow(base)["access_token"] as? String)
+            try FileManager.default.linkItem(atPath: path, toPath: held)
+            let unknown = try await W.token(base, [("token", "nonsense"), ("client_id", "demo-app")], endpoint: "/oauth2/revoke")
+            #expect(unknown.status == 200)
+            let foreign = try await W.token(base, [("token", access)], basic: Self.service, endpoint: "/oauth2/revoke")
+            #expect(foreign.status == 200)
+            #expect(try unchanged())
+            #expect(try await W.bearer(base + "/1.1/statuses/home_timeline.json", access).status == 200)
+            let own = try await W.token(base, [("token", access), ("client_id", "demo-app")], endpoint: "/oauth2/revoke")
+            #expect(own.status == 200)
+            #expect(try !unchanged())
+            #expect(try await W.bearer(base + "/1.1/statuses/home_timeline.json", access).status == 401)
+        }
+    }
+
     @Test("a state file that is not the sandbox's is refused at start, naming the file")
     func unreadableStateFile() async throws {
         let path = Self.temporaryPath()

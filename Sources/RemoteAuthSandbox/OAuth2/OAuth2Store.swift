@@ -281,27 +281,27 @@ actor OAuth2Store {
     }
 
     /// Revokes `value` if `clientID` owns it: a refresh token with its family, an access token
-    /// alone ([RFC 7009 §2.1](https://www.rfc-editor.org/rfc/rfc7009#section-2.1)).
+    /// alone ([RFC 7009 §2.1](https://www.rfc-editor.org/rfc/rfc7009#section-2.1)). The state
+    /// file is written only when something was revoked: an unknown token, or one another client
+    /// owns, changes nothing (RFC 7009 §2.2 answers 200 either way).
     func revoke(_ value: String, clientID: String, refreshFirst: Bool) throws(SandboxError) {
-        func refresh() -> Bool {
-            guard let record = refreshTokens[value] else { return false }
-            if record.clientID == clientID {
-                accessTokens.removeAll { $0.family == record.family }
-                refreshTokens.removeAll { $0.family == record.family }
-            }
+        /// nil: not a refresh token; otherwise whether it was revoked.
+        func refresh() -> Bool? {
+            guard let record = refreshTokens[value] else { return nil }
+            guard record.clientID == clientID else { return false }
+            accessTokens.removeAll { $0.family == record.family }
+            refreshTokens.removeAll { $0.family == record.family }
             return true
         }
-        func access() -> Bool {
-            guard let record = accessTokens[value] else { return false }
-            if record.clientID == clientID { accessTokens[value] = nil }
+        /// nil: not an access token; otherwise whether it was revoked.
+        func access() -> Bool? {
+            guard let record = accessTokens[value] else { return nil }
+            guard record.clientID == clientID else { return false }
+            accessTokens[value] = nil
             return true
         }
-        if refreshFirst {
-            if !refresh() { _ = access() }
-        } else if !access() {
-            _ = refresh()
-        }
-        try persist()
+        let revoked = refreshFirst ? (refresh() ?? access()) : (access() ?? refresh())
+        if revoked == true { try persist() }
     }
 
     // MARK: Device authorization (RFC 8628)
