@@ -60,10 +60,14 @@ struct OAuth1Verifier: Sendable {
     /// parameters, client, timestamp, token, signature (constant time), then the nonce, which is
     /// recorded only for a request whose signature is valid so that forged requests cannot use
     /// up nonces.
+    ///
+    /// `peerIsLocal` says whether the request came from this machine (``SandboxRequestContext/peerIsLocal``):
+    /// PLAINTEXT is taken over `https`, or over plain `http` from a local peer only.
     func verify(
         _ head: HTTPRequest,
         body: [UInt8],
-        token requirement: TokenRequirement
+        token requirement: TokenRequirement,
+        peerIsLocal: Bool
     ) async throws(OAuthProblem) -> Verified {
         let received: OAuth1.ReceivedRequest
         do {
@@ -76,6 +80,17 @@ struct OAuth1Verifier: Sendable {
             throw problem(error)
         } catch {
             throw problem(.badRequest, .parameterRejected, "the request cannot be read")
+        }
+        // RFC 5849 §3.4.4: PLAINTEXT "does not provide any security protection and SHOULD only be
+        // used over a secure channel such as HTTPS": its signature is the secrets themselves, so
+        // over plain http from another machine they have already gone out in the clear. Refused
+        // before the client is looked up, so the answer says nothing about which keys exist.
+        if received.signatureMethod == .plaintext, scheme != "https", !peerIsLocal {
+            throw problem(
+                .badRequest,
+                .signatureMethodRejected,
+                "PLAINTEXT sends the client's secrets in the clear: use https, or sign with HMAC-SHA1 (RFC 5849 §3.4.4)"
+            )
         }
         guard let consumer = configuration.consumer(received.consumerKey) else {
             throw problem(.unauthorized, .consumerKeyUnknown, "no client is registered with this consumer key")
@@ -187,7 +202,8 @@ struct OAuth1Authenticator: RouterMiddleware {
         context.oauth1 = try await verifier.verify(
             verifier.received(request),
             body: await request.bodyBytes(),
-            token: token
+            token: token,
+            peerIsLocal: context.peerIsLocal
         )
         return try await next(request, context)
     }

@@ -30,6 +30,14 @@ struct SandboxRequestContext: RequestContext {
         let logger: Logger
     }
 
+    /// Whether the request came from this machine: over loopback or a Unix socket, or in
+    /// process with no connection (``SandboxResponder``). Where the peer is not known, it is not
+    /// local.
+    var peerIsLocal: Bool {
+        guard let channel else { return true }
+        return channel.remoteAddress?.isLocal ?? false
+    }
+
     /// The request ``OAuth1Authenticator`` verified; a route reached without it is a sandbox bug.
     func requireOAuth1() throws(ServerFailure) -> OAuth1Verifier.Verified {
         guard let oauth1 else { throw ServerFailure("the route is not behind the OAuth 1.0a authenticator") }
@@ -49,5 +57,22 @@ extension Request {
         let path = head.path ?? "/"
         guard let mark = path.firstIndex(of: "?") else { return FormFields([]) }
         return FormFields(decoding: path[path.index(after: mark)...])
+    }
+}
+
+extension SocketAddress {
+    /// A loopback address (`127.0.0.0/8`, `::1`, or `127.0.0.0/8` mapped into IPv6,
+    /// [RFC 6890](https://www.rfc-editor.org/rfc/rfc6890)) or a Unix domain socket.
+    var isLocal: Bool {
+        switch self {
+        case .unixDomainSocket:
+            return true
+        case .v4:
+            return ipAddress?.hasPrefix("127.") ?? false
+        case .v6:
+            // inet_ntop's text: "::1", or "::ffff:127.x.y.z" for a mapped IPv4 address.
+            guard let text = ipAddress?.lowercased() else { return false }
+            return text == "::1" || text.hasPrefix("::ffff:127.")
+        }
     }
 }
