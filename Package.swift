@@ -223,6 +223,7 @@ let package = Package(
                 "remote-auth",
                 "RemoteAuth",
                 "RemoteAuthSandbox",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -1,5 +1,8 @@
+import ArgumentParser
 import Foundation
 import Testing
+
+@testable import remote_auth
 
 /// A `remote-auth` command from a fenced `sh` block of README.md with the output the README shows
 /// for it: the `# …` lines right below the command, one per line of stdout.
@@ -71,7 +74,7 @@ struct ReadmeExample: Sendable, CustomTestStringConvertible {
                 position += 1
                 // A block that needs a running sandbox is a script for a person (redirections,
                 // variables): only its remote-auth lines that parse are listed, none is run.
-                var words = needsSandbox ? ((try? shellWords(command)) ?? []) : try shellWords(command)
+                var words = needsSandbox ? ((try? shellWords(scriptLine(command))) ?? []) : try shellWords(command)
                 if words.first == "swift", words.dropFirst().first == "run" { words.removeFirst(2) }
                 guard words.first == "remote-auth" else { continue }
                 var output: [String] = []
@@ -91,6 +94,19 @@ struct ReadmeExample: Sendable, CustomTestStringConvertible {
             }
         }
         return examples
+    }
+
+    /// A line of a script for a person, as the command it runs: without the environment
+    /// assignments before it (`NAME=value …`) and a trailing `&` that puts it in the background.
+    static func scriptLine(_ line: String) -> String {
+        var text = line
+        if let background = text.range(of: #"\s&\s*(#.*)?$"#, options: .regularExpression) {
+            text.removeSubrange(background)
+        }
+        if let assignments = text.range(of: #"^\s*([A-Z_][A-Z0-9_]*=\S*\s+)+"#, options: .regularExpression) {
+            text.removeSubrange(assignments)
+        }
+        return text
     }
 
     /// The examples this test runs: those that show their output and need no sandbox.
@@ -179,6 +195,21 @@ struct ReadmeExample: Sendable, CustomTestStringConvertible {
         }
     }
 
+    /// The commands of the blocks that need a running sandbox (scripts for a person, with a
+    /// browser) are not run, but each one the README shows must parse and validate as the tool
+    /// would: an option renamed or removed, or a value the tool refuses, fails here.
+    @Test func sandboxExamplesParse() throws {
+        let examples = try ReadmeExample.all(in: try ReadmeExample.readme()).filter(\.needsSandbox)
+        #expect(examples.count >= 30, "only \(examples.count) commands found in the sandbox blocks")
+        for example in examples {
+            do {
+                _ = try RemoteAuthCommand.parseAsRoot(example.arguments)
+            } catch {
+                Issue.record("\(example.testDescription): \(RemoteAuthCommand.fullMessage(for: error))")
+            }
+        }
+    }
+
     /// The parser itself: continuation lines, quotes, `swift run`, shown output, the marker.
     @Test func parser() throws {
         let text = """
@@ -211,6 +242,11 @@ struct ReadmeExample: Sendable, CustomTestStringConvertible {
         #expect(examples[1].expectedOutput == [])
         #expect(examples[2].arguments == ["request", "http://127.0.0.1:8080/"])
         #expect(examples[2].needsSandbox)
+        #expect(
+            ReadmeExample.scriptLine("A_B=c D=e swift run remote-auth sandbox --port 8080 &   # note")
+                == "swift run remote-auth sandbox --port 8080"
+        )
+        #expect(ReadmeExample.scriptLine("remote-auth a 'x & y'") == "remote-auth a 'x & y'")
         #expect(throws: ReadmeExample.ParseError.self) { try ReadmeExample.shellWords("remote-auth sign $HOME") }
         #expect(throws: ReadmeExample.ParseError.self) { try ReadmeExample.shellWords("remote-auth 'open") }
     }
