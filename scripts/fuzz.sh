@@ -17,6 +17,7 @@
 #   FUZZ_RSS_MB    memory limit, MB (default 2048)
 #   FUZZ_WORK      where new corpus units and failing inputs go (default: a temporary directory,
 #                  removed unless a target failed); keep one to resume a campaign
+#   FUZZ_JOBS      how many targets run at once (default: the number of cores, `nproc`)
 #   FUZZ_JOBS_NICE nice level of the fuzzing processes (default 10)
 #
 # Leaks: every target runs with libFuzzer's -detect_leaks=1 (LeakSanitizer after each input
@@ -39,6 +40,8 @@ max_len="${FUZZ_MAX_LEN:-4096}"
 timeout="${FUZZ_TIMEOUT:-10}"
 rss_mb="${FUZZ_RSS_MB:-2048}"
 nice_level="${FUZZ_JOBS_NICE:-10}"
+jobs="${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 1)}"
+[[ "$jobs" =~ ^[1-9][0-9]*$ ]] || { echo "fuzz: FAILED: FUZZ_JOBS must be a positive number, not '$jobs'" >&2; exit 1; }
 
 fail() {
     echo "fuzz: FAILED: $*" >&2
@@ -102,26 +105,25 @@ fi
 export SWIFT_BACKTRACE=enable=no
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:allocator_may_return_null=0:${ASAN_OPTIONS:-}"
 export LSAN_OPTIONS="suppressions=$repo/Fuzz/lsan.supp:print_suppressions=0:${LSAN_OPTIONS:-}"
-failed=()
-summary=()
-for target in "${targets[@]}"; do
-    [ -x "$bin/$target" ] || fail "$bin/$target was not built"
-    mkdir -p "$work/$target/corpus" "$work/$target/artifacts"
-    log="$work/$target/log.txt"
-    limit=(-max_total_time="$seconds")
+# Runs one target and writes its summary line to $work/$target/summary, with FAILED appended
+# when it found something. Its report to the terminal comes in one piece once it has ended.
+run_target() {
+    local target="$1"
+    local log="$work/$target/log.txt"
+    local limit=(-max_total_time="$seconds")
     if [ "$runs" != 0 ]; then limit=(-runs="$runs"); fi
-    leaks=1
+    local leaks=1
     case "$target" in sandbox_request) leaks=0 ;; esac
-    echo "fuzz: $target (${limit[*]}, -max_len=$max_len, -timeout=$timeout, -rss_limit_mb=$rss_mb)"
-    set +e
+    local report=""
+    report+="fuzz: $target (${limit[*]}, -max_len=$max_len, -timeout=$timeout, -rss_limit_mb=$rss_mb)"$'\n'
+    local status=0
     nice -n "$nice_level" "$bin/$target" \
         "${limit[@]}" -max_len="$max_len" -timeout="$timeout" -rss_limit_mb="$rss_mb" \
         -malloc_limit_mb="$rss_mb" -detect_leaks="$leaks" -print_final_stats=1 -print_pcs=0 \
         -artifact_prefix="$work/$target/artifacts/" \
-        "$work/$target/corpus" "Fuzz/Corpus/$target" >"$log" 2>&1
-    status=$?
-    set -e
+        "$work/$target/corpus" "Fuzz/Corpus/$target" >"$log" 2>&1 || status=$?
     # The last status line: `#N DONE cov: C ft: F corp: U/S exec/s: E rss: R Mb`.
+    local done_line cov ft corp execs rate rss line
     done_line="$(grep -E '^#[0-9]+[[:space:]]+DONE' "$log" | tail -1 || true)"
     cov="$(sed -nE 's/.* cov: ([0-9]+).*/\1/p' <<<"$done_line")"
     ft="$(sed -nE 's/.* ft: ([0-9]+).*/\1/p' <<<"$done_line")"
@@ -132,21 +134,48 @@ for target in "${targets[@]}"; do
     line="$(printf '%-20s execs %10s  exec/s %7s  cov %5s  ft %6s  corpus %-12s rss %5s MB' \
         "$target" "${execs:-?}" "${rate:-?}" "${cov:-?}" "${ft:-?}" "${corp:-?}" "${rss:-?}")"
     if [ "$status" -ne 0 ] || [ -z "$done_line" ] || [ -n "$(ls -A "$work/$target/artifacts")" ]; then
-        echo "fuzz: $target FAILED (exit $status):" >&2
-        grep -E 'ERROR: |invariant broken|Fatal error|deadly signal|SUMMARY:|timeout|out-of-memory|leak' "$log" \
-            | head -20 >&2 || true
+        report+="fuzz: $target FAILED (exit $status):"$'\n'
+        report+="$(grep -E 'ERROR: |invariant broken|Fatal error|deadly signal|SUMMARY:|timeout|out-of-memory|leak' "$log" \
+            | head -20 || true)"$'\n'
+        local artifact
         for artifact in "$work/$target/artifacts"/*; do
             [ -f "$artifact" ] || continue
-            echo "fuzz: $target input $artifact (Base64): $(base64 -w0 "$artifact" | head -c 2000)" >&2
+            report+="fuzz: $target input $artifact (Base64): $(base64 -w0 "$artifact" | head -c 2000)"$'\n'
         done
-        echo "fuzz: $target log: $log" >&2
-        failed+=("$target")
-        keep_work=1
+        report+="fuzz: $target log: $log"$'\n'
         line="$line  FAILED"
+        printf '%s' "$report" >&2
+    else
+        printf '%s' "$report"
     fi
     echo "fuzz: $line"
-    summary+=("$line")
+    echo "$line" >"$work/$target/summary"
+}
+
+# At most $jobs targets at once; each is a background job of its own.
+echo "fuzz: running ${#targets[@]} targets, $jobs at a time"
+for target in "${targets[@]}"; do
+    [ -x "$bin/$target" ] || fail "$bin/$target was not built"
+    mkdir -p "$work/$target/corpus" "$work/$target/artifacts"
+    rm -f "$work/$target/summary"
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
+    run_target "$target" &
 done
+wait
+
+failed=()
+summary=()
+for target in "${targets[@]}"; do
+    if [ ! -f "$work/$target/summary" ]; then
+        summary+=("$(printf '%-20s did not report' "$target")  FAILED")
+        failed+=("$target")
+        continue
+    fi
+    line="$(cat "$work/$target/summary")"
+    summary+=("$line")
+    case "$line" in *FAILED) failed+=("$target") ;; esac
+done
+if [ "${#failed[@]}" -gt 0 ]; then keep_work=1; fi
 
 echo "fuzz: summary (${seconds} s per target unless FUZZ_RUNS)"
 printf 'fuzz:   %s\n' "${summary[@]}"
