@@ -133,6 +133,47 @@ import Testing
         #expect(throws: JOSE.Error(.malformed, "")) { try proof.verify(with: verifier, allowing: [.es256], type: "JWT") }
     }
 
+    /// `JWK(members:)`, which reads a JWK Set's keys from the one parse of the set, reads what
+    /// the `Codable` form reads: the same JWK, or a refusal where that refuses. Compared on every
+    /// JWK of the vector file (RFC 7515, 7638, 8037: public and private, EC, RSA, OKP, oct) and on
+    /// members of the wrong type, `null`, unknown members and `key_ops`.
+    @Test func jwkFromMembersMatchesDecodable() throws {
+        let data = try Data(contentsOf: try Vectors.directory().appendingPathComponent("jose.json"))
+        guard case .array(let vectors) = try JSONValue(parsing: Array(data)) else {
+            Issue.record("jose.json is not an array")
+            return
+        }
+        var objects: [[String: JSONValue]] = []
+        for case .object(let vector) in vectors {
+            for name in ["jwk", "verify_jwk"] {
+                if case .object(let jwk)? = vector[name] { objects.append(jwk) }
+            }
+        }
+        #expect(objects.count >= 12)
+        let handWritten = [
+            #"{"kty":"EC","kid":null,"crv":"P-256","x":"AA","y":"AA","ext":true,"x5c":["MII"],"use":"sig"}"#,
+            #"{"kty":"RSA","n":"AQAB","e":"AQAB","key_ops":["verify","sign"],"alg":"RS256"}"#,
+            #"{"kty":"RSA","n":"AQAB","e":"AQAB","key_ops":null,"alg":null}"#,
+            #"{"kty":"oct","k":"AAAA","key_ops":[]}"#,
+            #"{"kty":"weird","other":{"nested":[1,2]}}"#,
+            #"{"kty":1}"#, #"{"kty":null}"#, #"{}"#, #"{"kty":"oct","k":5}"#, #"{"kty":"EC","crv":["P-256"]}"#,
+            #"{"kty":"RSA","key_ops":["verify",1]}"#, #"{"kty":"RSA","key_ops":"verify"}"#, #"{"kty":"EC","kid":false}"#,
+        ]
+        for text in handWritten {
+            objects.append(try JSONValue.parseObject(Array(text.utf8)))
+        }
+        for object in objects {
+            let encoded = try JSONEncoder().encode(JSONValue.object(object))
+            let decodable = try? JSONDecoder().decode(JOSE.JWK.self, from: encoded)
+            let members = try? JOSE.JWK(members: object)
+            #expect(members == decodable, "\(String(decoding: encoded, as: UTF8.self))")
+            // Equal JWKs compare their secrets too (Secret is Hashable over its value).
+            #expect(members?.d?.reveal() == decodable?.d?.reveal())
+            #expect(members?.k?.reveal() == decodable?.k?.reveal())
+        }
+        #expect(objects.compactMap { try? JOSE.JWK(members: $0) }.count == objects.count - 8)
+    }
+
     /// JWK Sets: keys this library cannot use are ignored (RFC 7517 §5), and the set's size and
     /// key count are bounded.
     @Test func keySetBounds() throws {

@@ -157,18 +157,64 @@ extension JOSE {
         /// - Throws: ``JOSE/Error/Code/malformed`` when it is not a JSON object with a string `kty`
         ///   and string members.
         public init(json: some Collection<UInt8>) throws {
+            let members: [String: JSONValue]
             do {
-                _ = try JSONValue.parseObject(json)
+                members = try JSONValue.parseObject(json)
             } catch {
                 throw JOSE.Error(.malformed, "not a JWK: \(error)")
             }
-            do {
-                self = try JSONDecoder().decode(JWK.self, from: Data(json))
-            } catch let error as JOSE.Error {
-                throw error
-            } catch {
-                throw JOSE.Error(.malformed, "not a JWK: a JSON object with a string 'kty' and string members")
+            self = try JWK(members: members)
+        }
+
+        /// A JWK from the members of a JSON object already parsed (one parse for a whole JWK
+        /// Set), read as its `Codable` form reads them: `kty` a string; `kid`, `use`, `alg`,
+        /// `crv` and the key material strings, `key_ops` an array of strings, each absent or
+        /// `null` when not given; other members ignored
+        /// ([RFC 7517 §4](https://www.rfc-editor.org/rfc/rfc7517#section-4): "Additional members
+        /// can be present in the JWK; if not understood by implementations encountering them,
+        /// they MUST be ignored").
+        /// - Throws: ``JOSE/Error/Code/malformed`` when `kty` is not a string or a known member
+        ///   has another type.
+        public init(members: [String: JSONValue]) throws(JOSE.Error) {
+            let malformed = JOSE.Error(.malformed, "not a JWK: a JSON object with a string 'kty' and string members")
+            func string(_ name: String) throws(JOSE.Error) -> String? {
+                switch members[name] {
+                case nil, .null?: return nil
+                case .string(let value)?: return value
+                default: throw malformed
+                }
             }
+            guard case .string(let keyType)? = members["kty"] else { throw malformed }
+            var operations: [String]? = nil
+            switch members["key_ops"] {
+            case nil, .null?:
+                break
+            case .array(let values)?:
+                var strings: [String] = []
+                for value in values {
+                    guard case .string(let operation) = value else { throw malformed }
+                    strings.append(operation)
+                }
+                operations = strings
+            default:
+                throw malformed
+            }
+            self.init(keyType: KeyType(rawValue: keyType), keyOperations: operations)
+            keyID = try string("kid")
+            use = try string("use")
+            algorithm = try string("alg").map { Algorithm(rawValue: $0) }
+            curve = try string("crv")
+            x = try string("x")
+            y = try string("y")
+            n = try string("n")
+            e = try string("e")
+            d = try string("d").map { Secret($0) }
+            p = try string("p").map { Secret($0) }
+            q = try string("q").map { Secret($0) }
+            dp = try string("dp").map { Secret($0) }
+            dq = try string("dq").map { Secret($0) }
+            qi = try string("qi").map { Secret($0) }
+            k = try string("k").map { Secret($0) }
         }
 
         public var description: String {

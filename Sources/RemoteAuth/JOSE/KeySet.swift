@@ -52,12 +52,12 @@ extension JOSE {
             guard members.count <= maximumKeys else {
                 throw JOSE.Error(.tooLarge, "a JWK Set of \(members.count) keys (the limit is \(maximumKeys))")
             }
-            let decoder = JSONDecoder()
+            // Each key is read from the parsed members: the document is parsed once.
             var keys: [VerificationKey] = []
             var ignored = 0
             for member in members {
-                guard let data = try? JSONEncoder().encode(member),
-                    let jwk = try? decoder.decode(JWK.self, from: data),
+                guard case .object(let object) = member,
+                    let jwk = try? JWK(members: object),
                     let key = try? VerificationKey(jwk: jwk)
                 else {
                     ignored += 1
