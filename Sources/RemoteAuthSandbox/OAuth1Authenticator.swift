@@ -62,12 +62,13 @@ struct OAuth1Verifier: Sendable {
     /// up nonces.
     ///
     /// `peerIsLocal` says whether the request came from this machine (``SandboxRequestContext/peerIsLocal``):
-    /// PLAINTEXT is taken over `https`, or over plain `http` from a local peer only.
+    /// PLAINTEXT is taken over `https`, or over plain `http` from a local peer only. It is asked
+    /// only for a PLAINTEXT request, so other requests do not format the peer's address.
     func verify(
         _ head: HTTPRequest,
         body: [UInt8],
         token requirement: TokenRequirement,
-        peerIsLocal: Bool
+        peerIsLocal: @autoclosure () -> Bool
     ) async throws(OAuthProblem) -> Verified {
         let received: OAuth1.ReceivedRequest
         do {
@@ -85,7 +86,7 @@ struct OAuth1Verifier: Sendable {
         // used over a secure channel such as HTTPS": its signature is the secrets themselves, so
         // over plain http from another machine they have already gone out in the clear. Refused
         // before the client is looked up, so the answer says nothing about which keys exist.
-        if received.signatureMethod == .plaintext, scheme != "https", !peerIsLocal {
+        if received.signatureMethod == .plaintext, scheme != "https", !peerIsLocal() {
             throw problem(
                 .badRequest,
                 .signatureMethodRejected,

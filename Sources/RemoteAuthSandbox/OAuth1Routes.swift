@@ -25,13 +25,13 @@ struct OAuth1Routes: Sendable {
 
     /// `POST /oauth/request_token`: temporary credentials (RFC 5849 §2.1), or with
     /// `x_auth_mode=reverse_auth` the signed header string of Twitter's reverse auth, step 1.
-    func requestToken(_ request: Request, peerIsLocal: Bool) async throws -> Response {
+    func requestToken(_ request: Request, peerIsLocal: @autoclosure () -> Bool) async throws -> Response {
         let head = verifier.received(request)
         let verified = try await verifier.verify(
             head,
             body: await request.bodyBytes(),
             token: .none,
-            peerIsLocal: peerIsLocal
+            peerIsLocal: peerIsLocal()
         )
         let parameters = verified.received.requestParameters
         if parameters.contains(where: { $0.name == "x_auth_mode" && $0.value == "reverse_auth" }) {
@@ -116,13 +116,13 @@ struct OAuth1Routes: Sendable {
 
     /// `POST /oauth/access_token`: token credentials for an authorized request token and its
     /// verifier (RFC 5849 §2.3), single use; or reverse auth, step 2.
-    func accessToken(_ request: Request, peerIsLocal: Bool) async throws -> Response {
+    func accessToken(_ request: Request, peerIsLocal: @autoclosure () -> Bool) async throws -> Response {
         let head = verifier.received(request)
         let body = await request.bodyBytes()
         if FormFields(decoding: String(decoding: body, as: UTF8.self)).contains("x_reverse_auth_target") {
-            return try await reverseAuthAccessToken(head, body: body, peerIsLocal: peerIsLocal)
+            return try await reverseAuthAccessToken(head, body: body, peerIsLocal: peerIsLocal())
         }
-        let verified = try await verifier.verify(head, body: body, token: .request, peerIsLocal: peerIsLocal)
+        let verified = try await verifier.verify(head, body: body, token: .request, peerIsLocal: peerIsLocal())
         guard let verifierValue = verified.received.verifier else {
             throw verifier.problem(
                 .badRequest,
@@ -169,8 +169,12 @@ struct OAuth1Routes: Sendable {
     /// Reverse auth, step 2: the device's own client and access token sign the call; the
     /// `x_reverse_auth_parameters` header from step 1 is verified as a request of the target
     /// client; the answer is a token pair of the device's user for the target client.
-    func reverseAuthAccessToken(_ head: HTTPRequest, body: [UInt8], peerIsLocal: Bool) async throws -> Response {
-        let device = try await verifier.verify(head, body: body, token: .access, peerIsLocal: peerIsLocal)
+    func reverseAuthAccessToken(
+        _ head: HTTPRequest,
+        body: [UInt8],
+        peerIsLocal: @autoclosure () -> Bool
+    ) async throws -> Response {
+        let device = try await verifier.verify(head, body: body, token: .access, peerIsLocal: peerIsLocal())
         let parameters = device.received.requestParameters
         guard let targetKey = parameters.first(where: { $0.name == "x_reverse_auth_target" })?.value,
             let header = parameters.first(where: { $0.name == "x_reverse_auth_parameters" })?.value
