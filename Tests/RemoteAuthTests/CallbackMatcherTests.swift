@@ -49,6 +49,6 @@ import Testing
         let matcher = try CallbackMatcher(callback: redirect)
         #expect(matcher.matches(callback))
         #expect(!matcher.matches("https://auth.example.com/authorize?" + callback))
-        #expect(try request.pending.parseCallback(callback, now: 0) == .code("SplxlOBeZQQYbYS6WxSbIA"))
+        #expect(try request.pending.parseCallback(callback) == .code("SplxlOBeZQQYbYS6WxSbIA"))
     }
 }

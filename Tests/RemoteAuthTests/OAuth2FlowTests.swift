@@ -74,11 +74,31 @@ import Testing
         #expect(transport.sent.count == 1)
     }
 
-    @Test func legacyFragmentTokensNeedNoTokenRequest() async throws {
+    /// RFC 9700 §4.5: the code flow never returns tokens from a redirect, in the fragment
+    /// or the query, even with the right state and iss; nothing is sent.
+    @Test func codeFlowRefusesTokensInTheRedirect() async throws {
         let (flow, transport) = flow([], now: 2000)
         let request = try flow.authorizationRequest(redirectURI: "fb123://authorize/", random: .repeating([0x01]))
-        let tokens = try await flow.tokens(
-            fromCallback: "fb123://authorize/#access_token=EAAB&expires_in=5183999&state=\(state)"
+        for url in [
+            "fb123://authorize/#access_token=EAAB&expires_in=5183999&state=\(state)&iss=https%3A%2F%2Fas.example",
+            "fb123://authorize/?access_token=EAAB&token_type=Bearer&state=\(state)&iss=https%3A%2F%2Fas.example",
+        ] {
+            let thrown = await #expect(throws: OAuth2.Error.self) {
+                try await flow.tokens(fromCallback: url, pending: request.pending)
+            }
+            #expect(thrown?.code == .unexpectedTokens)
+        }
+        #expect(transport.sent.isEmpty)
+    }
+
+    /// The implicit opt-in: `response_type=token`, tokens from the fragment, no token request.
+    @Test func implicitOptInNeedsNoTokenRequest() async throws {
+        let (flow, transport) = flow([], now: 2000)
+        let request = try flow.implicitAuthorizationRequest(redirectURI: "fb123://authorize/", random: .repeating([0x01]))
+        #expect(request.parameters.first! == ("response_type", "token"))
+        #expect(!request.parameters.contains { ["code_challenge", "nonce", "dpop_jkt"].contains($0.name) })
+        let tokens = try flow.tokens(
+            fromImplicitCallback: "fb123://authorize/#access_token=EAAB&expires_in=5183999&state=\(state)"
                 + "&iss=https%3A%2F%2Fas.example",
             pending: request.pending
         )

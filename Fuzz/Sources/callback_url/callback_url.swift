@@ -8,12 +8,19 @@ import RemoteAuth
 /// iss RFC 9207 §2.4), and OAuth 1.0a's `oauth_verifier` (RFC 5849 §2.2).
 ///
 /// Invariants: a URL that is a valid callback matches itself; a parsed code or access token is
-/// not empty; an access token's expiry is at or after `now`.
+/// not empty; an access token's expiry is at or after `now`; a code flow's redirect never yields
+/// tokens, and the implicit reader takes them only from a fragment.
 @main struct Target {
     static let matcher = try! CallbackMatcher(callback: "http://127.0.0.1:8080/callback")
     static let pending = OAuth2.PendingAuthorization(
         state: Secret("af0ifjsldkj"),
         codeVerifier: Secret("dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"),
+        redirectURI: "http://127.0.0.1:8080/callback",
+        issuer: "https://server.example.com",
+        requiresIssuer: false
+    )
+    static let implicit = OAuth2.PendingImplicitAuthorization(
+        state: Secret("af0ifjsldkj"),
         redirectURI: "http://127.0.0.1:8080/callback",
         issuer: "https://server.example.com",
         requiresIssuer: false
@@ -34,14 +41,20 @@ import RemoteAuth
             }
             _ = matcher.matches(url)
             let now: Int64 = 1_000_000
-            switch try? pending.parseCallback(url, now: now) {
-            case .code(let code)?:
-                Fuzz.require(!code.isEmpty, "an empty code accepted")
-            case .tokens(let tokens)?:
+            if let response = try? pending.parseCallback(url) {
+                Fuzz.require(!response.code.isEmpty, "an empty code accepted")
+                // Neither the query nor the fragment holds an access_token.
+                let halves = url.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)
+                let query = halves[0].split(separator: "?", maxSplits: 1).dropFirst().first ?? ""
+                for encoded in [query, halves.dropFirst().first ?? ""] {
+                    let names = (try? FormURLEncoding.decode(encoded))?.map(\.name) ?? []
+                    Fuzz.require(!names.contains("access_token"), "a code flow's redirect with an access_token accepted")
+                }
+            }
+            if let tokens = try? implicit.parseCallback(url, now: now) {
                 Fuzz.require(!tokens.accessToken.isEmpty, "an empty access token accepted")
                 Fuzz.require(tokens.expiresAt.map { $0 >= now } ?? true, "an access token that expired before now")
-            case nil:
-                break
+                Fuzz.require(url.contains("#"), "implicit tokens read from outside a fragment")
             }
             if let verifier = try? flow.verifier(fromCallback: url, for: requestToken) {
                 Fuzz.require(!verifier.isEmpty, "an empty oauth_verifier accepted")

@@ -40,14 +40,13 @@ extension OAuth2 {
             self.maxAge = maxAge
         }
 
-        /// Reads the redirect, given as the full URL the user agent was sent to (a loopback
-        /// request's URL, a custom-scheme URL handed to the app, an intercepted web-view URL, a
-        /// pasted address).
+        /// Reads the redirect of the authorization code grant, given as the full URL the user
+        /// agent was sent to (a loopback request's URL, a custom-scheme URL handed to the app, an
+        /// intercepted web-view URL, a pasted address).
         ///
-        /// The parameters come from the fragment when the URL has one (a provider answering the
-        /// legacy implicit way, [RFC 6749 §4.2.2](https://www.rfc-editor.org/rfc/rfc6749#section-4.2.2)),
-        /// from the query otherwise ([§4.1.2](https://www.rfc-editor.org/rfc/rfc6749#section-4.1.2)).
-        /// In this order:
+        /// The parameters come from the query ([RFC 6749 §4.1.2](https://www.rfc-editor.org/rfc/rfc6749#section-4.1.2)),
+        /// or from the fragment when the URL has a non-empty one (OpenID Connect's
+        /// `response_mode=fragment`). In this order:
         /// 1. `state` must equal the one sent, compared in constant time
         ///    ([RFC 6749 §10.12](https://www.rfc-editor.org/rfc/rfc6749#section-10.12)), on errors too.
         /// 2. `iss`, when present, must equal ``issuer``; when ``requiresIssuer``, it must be
@@ -56,114 +55,34 @@ extension OAuth2 {
         /// 3. `error` becomes ``OAuth2/Error/Code/serverRefused`` with the server's
         ///    `error`, `error_description` and `error_uri`
         ///    ([RFC 6749 §4.1.2.1](https://www.rfc-editor.org/rfc/rfc6749#section-4.1.2.1)).
-        /// 4. `code` gives ``AuthorizationResponse/code(_:)``; `access_token` gives
-        ///    ``AuthorizationResponse/tokens(_:)`` with `expires_in` added to `now`.
+        /// 4. An `access_token` or `id_token` is refused: this request asked for
+        ///    `response_type=code`, so tokens in its redirect were put there by someone else
+        ///    (token injection, [RFC 9700 §4.5](https://www.rfc-editor.org/rfc/rfc9700#section-4.5);
+        ///    PKCE, which stops it, binds only the code,
+        ///    [RFC 9700 §2.1.1](https://www.rfc-editor.org/rfc/rfc9700#section-2.1.1)). A provider
+        ///    that can only answer the implicit way is served by ``ImplicitAuthorizationRequest``.
+        /// 5. `code` gives the ``AuthorizationResponse``.
         ///
-        /// - Throws: ``OAuth2/Error`` `.stateMismatch`, `.issuerMismatch`, `.serverRefused`, or
-        ///   `.malformedResponse` (not an absolute URL, bad percent-encoding, a parameter
-        ///   repeated, neither `code` nor `access_token`).
-        public func parseCallback(_ url: String, now: Int64) throws -> AuthorizationResponse {
-            let parameters = try Self.parameters(of: url)
-            func value(_ name: String) throws -> String? {
-                let values = parameters.filter { $0.name == name }
-                guard values.count <= 1 else {
-                    throw OAuth2.Error(
-                        .malformedResponse,
-                        "the redirect repeats '\(name)' (RFC 6749 §3.1: parameters must not be included more than once)"
-                    )
-                }
-                return values.first?.value
-            }
-            // 1. state
-            guard let state = try value("state") else {
-                throw OAuth2.Error(.stateMismatch, "the redirect has no state")
-            }
-            guard self.state.matches(state) else {
-                throw OAuth2.Error(.stateMismatch, "the redirect's state is not the one sent")
-            }
-            // 2. iss
-            if let iss = try value("iss") {
-                guard let issuer else {
-                    // RFC 9207 §2.4 cannot be applied without an issuer to compare with, and an
-                    // unchecked `iss` is what a mix-up attack sends: refused, with the remedy.
-                    throw OAuth2.Error(
-                        .issuerMismatch,
-                        "the redirect carries iss '\(iss)' but no issuer is configured to check it against "
-                            + "(set the authorization server's issuer) (RFC 9207 §2.4)"
-                    )
-                }
-                guard constantTimeEquals(iss, issuer) else {
-                    throw OAuth2.Error(
-                        .issuerMismatch,
-                        "the redirect's iss '\(iss)' is not the configured issuer '\(issuer)' (RFC 9207 §2.4)"
-                    )
-                }
-            } else if requiresIssuer {
+        /// - Throws: ``OAuth2/Error`` `.stateMismatch`, `.issuerMismatch`, `.serverRefused`,
+        ///   `.unexpectedTokens`, or `.malformedResponse` (not an absolute URL, bad
+        ///   percent-encoding, a parameter repeated, no `code`).
+        public func parseCallback(_ url: String) throws -> AuthorizationResponse {
+            let redirect = try Redirect(url)
+            try redirect.check(state: state, issuer: issuer, requiresIssuer: requiresIssuer)
+            // 4. tokens nobody asked for
+            for name in ["access_token", "id_token"] where redirect.allNames.contains(name) {
                 throw OAuth2.Error(
-                    .issuerMismatch,
-                    "the server supports the iss parameter but the redirect has none (RFC 9207 §2.4)"
+                    .unexpectedTokens,
+                    "the redirect carries an \(name), but the request asked for a code (response_type=code): "
+                        + "tokens in a code flow's redirect are refused (RFC 6749 §4.1.2, RFC 9700 §4.5)"
                 )
             }
-            // 3. error
-            if let error = try value("error") {
-                let response = ErrorResponse(
-                    code: ErrorCode(rawValue: error),
-                    errorDescription: try value("error_description"),
-                    errorURI: try value("error_uri")
-                )
-                throw OAuth2.Error(.serverRefused, "the authorization server answered \(error)", serverError: response)
+            // 5. code
+            guard let code = try redirect.value("code") else {
+                throw OAuth2.Error(.malformedResponse, "the redirect has neither code nor error")
             }
-            // 4. code, or tokens in the fragment
-            if let code = try value("code") {
-                guard !code.isEmpty else { throw OAuth2.Error(.malformedResponse, "the redirect's code is empty") }
-                return .code(Secret(code))
-            }
-            if let accessToken = try value("access_token") {
-                let tokenType = try value("token_type") ?? "Bearer"
-                guard !accessToken.isEmpty else {
-                    throw OAuth2.Error(.malformedResponse, "the redirect's access_token is empty")
-                }
-                var expiresAt: Int64?
-                if let expiresIn = try value("expires_in") {
-                    guard let seconds = Int64(expiresIn), seconds >= 0 else {
-                        throw OAuth2.Error(.malformedResponse, "the redirect's expires_in is not a number of seconds")
-                    }
-                    expiresAt = now.addingSaturating(seconds)
-                }
-                return .tokens(
-                    Tokens(
-                        accessToken: Secret(accessToken),
-                        tokenType: tokenType,
-                        expiresAt: expiresAt,
-                        scope: try value("scope").map(OAuth2.splitScope)
-                    )
-                )
-            }
-            throw OAuth2.Error(.malformedResponse, "the redirect has neither code nor access_token nor error")
-        }
-
-        /// The fragment's parameters if the URL has a non-empty fragment, else the query's.
-        static func parameters(of url: String) throws -> [(name: String, value: String)] {
-            guard let colon = url.firstIndex(of: ":"), url.startIndex != colon,
-                url[..<colon].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) })
-            else {
-                throw OAuth2.Error(.malformedResponse, "the redirect is not an absolute URL")
-            }
-            var rest = url[url.index(after: colon)...]
-            var encoded: Substring = ""
-            if let hash = rest.firstIndex(of: "#") {
-                let fragment = rest[rest.index(after: hash)...]
-                rest = rest[..<hash]
-                if !fragment.isEmpty { encoded = fragment }
-            }
-            if encoded.isEmpty, let question = rest.firstIndex(of: "?") {
-                encoded = rest[rest.index(after: question)...]
-            }
-            do {
-                return try FormURLEncoding.decode(encoded)
-            } catch {
-                throw OAuth2.Error(.malformedResponse, "the redirect's parameters are not form-encoded: \(error)")
-            }
+            guard !code.isEmpty else { throw OAuth2.Error(.malformedResponse, "the redirect's code is empty") }
+            return .code(Secret(code))
         }
 
         public var description: String {
@@ -171,18 +90,132 @@ extension OAuth2 {
         }
     }
 
-    /// A successful redirect from the authorization endpoint.
-    public enum AuthorizationResponse: Sendable, Hashable, CustomStringConvertible {
-        /// `code`, to redeem at the token endpoint ([RFC 6749 §4.1.2](https://www.rfc-editor.org/rfc/rfc6749#section-4.1.2)).
-        case code(Secret)
-        /// Tokens in the fragment, from a provider that answers the legacy implicit way
-        /// ([RFC 6749 §4.2.2](https://www.rfc-editor.org/rfc/rfc6749#section-4.2.2)).
-        case tokens(Tokens)
+    /// A successful redirect of the authorization code grant
+    /// ([RFC 6749 §4.1.2](https://www.rfc-editor.org/rfc/rfc6749#section-4.1.2)).
+    public struct AuthorizationResponse: Sendable, Hashable, CustomStringConvertible {
+        /// `code`, to redeem at the token endpoint.
+        public let code: Secret
 
-        public var description: String {
-            switch self {
-            case .code: "code(<redacted>)"
-            case .tokens(let tokens): "tokens(\(tokens))"
+        public init(code: Secret) { self.code = code }
+        /// A response carrying `code`.
+        public static func code(_ code: Secret) -> Self { Self(code: code) }
+
+        public var description: String { "OAuth2.AuthorizationResponse(code: <redacted>)" }
+    }
+
+    /// The parameters of a redirect from the authorization endpoint, with the checks every
+    /// response type shares.
+    struct Redirect {
+        /// Where the parameters came from.
+        enum Component { case query, fragment }
+        let parameters: [(name: String, value: String)]
+        let component: Component
+        /// The query's parameters when the fragment was read instead (a fragment answer must not
+        /// be mixed with query parameters).
+        let hasQuery: Bool
+        /// The names in the query and the fragment both, for what must not be anywhere.
+        let allNames: Set<String>
+
+        /// The fragment's parameters if the URL has a non-empty fragment, else the query's.
+        init(_ url: String) throws {
+            guard let colon = url.firstIndex(of: ":"), url.startIndex != colon,
+                url[..<colon].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) })
+            else {
+                throw OAuth2.Error(.malformedResponse, "the redirect is not an absolute URL")
+            }
+            var rest = url[url.index(after: colon)...]
+            var fragment: Substring = ""
+            if let hash = rest.firstIndex(of: "#") {
+                fragment = rest[rest.index(after: hash)...]
+                rest = rest[..<hash]
+            }
+            var query: Substring = ""
+            if let question = rest.firstIndex(of: "?") {
+                query = rest[rest.index(after: question)...]
+            }
+            hasQuery = !query.isEmpty
+            component = fragment.isEmpty ? .query : .fragment
+            do {
+                parameters = try FormURLEncoding.decode(fragment.isEmpty ? query : fragment)
+            } catch {
+                throw OAuth2.Error(.malformedResponse, "the redirect's parameters are not form-encoded: \(error)")
+            }
+            var names = Set(parameters.map(\.name))
+            if !fragment.isEmpty, let other = try? FormURLEncoding.decode(query) {
+                names.formUnion(other.map(\.name))
+            }
+            allNames = names
+        }
+
+        /// The value of `name`, `nil` when absent.
+        ///
+        /// - Throws: `.malformedResponse` when it is repeated
+        ///   ([RFC 6749 §3.1](https://www.rfc-editor.org/rfc/rfc6749#section-3.1)).
+        func value(_ name: String) throws -> String? {
+            var found: String?
+            for parameter in parameters where parameter.name == name {
+                guard found == nil else {
+                    throw OAuth2.Error(
+                        .malformedResponse,
+                        "the redirect repeats '\(name)' (RFC 6749 §3.1: parameters must not be included more than once)"
+                    )
+                }
+                found = parameter.value
+            }
+            return found
+        }
+
+        /// `state` ([RFC 6749 §10.12](https://www.rfc-editor.org/rfc/rfc6749#section-10.12), in
+        /// constant time), then `iss` ([RFC 9207 §2.4](https://www.rfc-editor.org/rfc/rfc9207#section-2.4)),
+        /// then `error` ([RFC 6749 §4.1.2.1](https://www.rfc-editor.org/rfc/rfc6749#section-4.1.2.1),
+        /// [§4.2.2.1](https://www.rfc-editor.org/rfc/rfc6749#section-4.2.2.1)).
+        func check(state expected: Secret, issuer: String?, requiresIssuer: Bool) throws {
+            guard let state = try value("state") else {
+                throw OAuth2.Error(.stateMismatch, "the redirect has no state")
+            }
+            guard expected.matches(state) else {
+                throw OAuth2.Error(.stateMismatch, "the redirect's state is not the one sent")
+            }
+            let error = try value("error")
+            /// What the server said, for a refusal that the `iss` check stops.
+            var carried: String {
+                guard let error else { return "" }
+                return "; it carried error '\(PeerText.printable(error))'"
+            }
+            if let iss = try value("iss") {
+                guard let issuer else {
+                    // RFC 9207 §2.4 cannot be applied without an issuer to compare with, and an
+                    // unchecked `iss` is what a mix-up attack sends: refused, with the remedy.
+                    throw OAuth2.Error(
+                        .issuerMismatch,
+                        "the redirect carries iss '\(PeerText.printable(iss))' but no issuer is configured to check it "
+                            + "against (set the authorization server's issuer) (RFC 9207 §2.4)\(carried)"
+                    )
+                }
+                guard constantTimeEquals(iss, issuer) else {
+                    throw OAuth2.Error(
+                        .issuerMismatch,
+                        "the redirect's iss '\(PeerText.printable(iss))' is not the configured issuer '\(issuer)' "
+                            + "(RFC 9207 §2.4)\(carried)"
+                    )
+                }
+            } else if requiresIssuer {
+                throw OAuth2.Error(
+                    .issuerMismatch,
+                    "the server supports the iss parameter but the redirect has none (RFC 9207 §2.4)\(carried)"
+                )
+            }
+            if let error {
+                let response = ErrorResponse(
+                    code: ErrorCode(rawValue: error),
+                    errorDescription: try value("error_description"),
+                    errorURI: try value("error_uri")
+                )
+                throw OAuth2.Error(
+                    .serverRefused,
+                    "the authorization server answered \(PeerText.printable(error))",
+                    serverError: response
+                )
             }
         }
     }

@@ -7,7 +7,7 @@ extension OAuth2 {
             private enum Base: String, Sendable {
                 case serverRefused, malformedResponse, stateMismatch, issuerMismatch
                 case reauthorizationRequired, insecureEndpoint, invalidConfiguration
-                case refreshLimitExceeded, unsupportedTokenType, deviceCodeExpired
+                case refreshLimitExceeded, unsupportedTokenType, deviceCodeExpired, unexpectedTokens
             }
             private let base: Base
             /// The server answered with an OAuth error (``Error/serverError`` holds it), at the
@@ -43,6 +43,11 @@ extension OAuth2 {
             /// ([RFC 8628 §3.5](https://www.rfc-editor.org/rfc/rfc8628#section-3.5)); the server's
             /// own `expired_token` is a ``serverRefused`` with that code.
             public static let deviceCodeExpired = Code(base: .deviceCodeExpired)
+            /// A redirect carries tokens the request did not ask for: an `access_token` or
+            /// `id_token` answering `response_type=code` (token injection,
+            /// [RFC 9700 §4.5](https://www.rfc-editor.org/rfc/rfc9700#section-4.5)), or a `code`
+            /// answering `response_type=token`. Refused, never used.
+            public static let unexpectedTokens = Code(base: .unexpectedTokens)
             public var description: String { base.rawValue }
         }
 

@@ -107,8 +107,9 @@ extension OAuth2 {
             )
         }
 
-        /// Checks the redirect (``PendingAuthorization/parseCallback(_:now:)``) and redeems its
-        /// code; tokens a legacy provider put in the fragment are returned as they are.
+        /// Checks the redirect (``PendingAuthorization/parseCallback(_:)``) and redeems its
+        /// code. Tokens in the redirect are refused (``OAuth2/Error/Code/unexpectedTokens``):
+        /// this is the code flow.
         public func tokens(
             fromCallback url: String,
             pending: PendingAuthorization,
@@ -116,11 +117,62 @@ extension OAuth2 {
         ) async throws
             -> Tokens
         {
-            switch try pending.parseCallback(url, now: now()) {
-            case .code(let code):
-                return try await exchange(code: code, pending: pending, resources: resources).tokens
-            case .tokens(let tokens):
-                return tokens
+            let response = try pending.parseCallback(url)
+            return try await exchange(code: response.code, pending: pending, resources: resources).tokens
+        }
+
+        /// The legacy implicit grant's request, `response_type=token`
+        /// ([RFC 6749 §4.2.1](https://www.rfc-editor.org/rfc/rfc6749#section-4.2.1)), for a
+        /// provider that answers no other way; see ``ImplicitAuthorizationRequest``.
+        ///
+        /// - Throws: ``OAuth2/Error/Code/invalidConfiguration`` when this flow validates ID
+        ///   tokens (``openIDConnect``: a nonce needs the code flow), binds tokens to a DPoP key
+        ///   (``dpopJKT``: an implicit token cannot be bound, RFC 9449 §10), or the server
+        ///   requires pushed requests; the request's own errors.
+        public func implicitAuthorizationRequest(
+            redirectURI: String,
+            scope: [String] = [],
+            additionalParameters: [(name: String, value: String)] = [],
+            random: RandomSource
+        ) throws -> ImplicitAuthorizationRequest {
+            try checkImplicitAllowed()
+            return try ImplicitAuthorizationRequest(
+                authorizationEndpoint: server.endpoint(server.authorizationEndpoint, "authorization endpoint"),
+                clientID: client.id,
+                redirectURI: redirectURI,
+                scope: scope,
+                additionalParameters: additionalParameters,
+                issuer: server.issuer,
+                requiresIssuer: server.requiresIssuerParameter,
+                random: random
+            )
+        }
+
+        /// The tokens of an implicit-grant redirect
+        /// (``PendingImplicitAuthorization/parseCallback(_:now:)``), read at the clock's time.
+        public func tokens(fromImplicitCallback url: String, pending: PendingImplicitAuthorization) throws -> Tokens {
+            try checkImplicitAllowed()
+            return try pending.parseCallback(url, now: now())
+        }
+
+        private func checkImplicitAllowed() throws {
+            if openIDConnect != nil {
+                throw OAuth2.Error(
+                    .invalidConfiguration,
+                    "this flow validates OpenID Connect ID tokens: the implicit grant cannot (its tokens carry no nonce check here)"
+                )
+            }
+            if dpopJKT != nil {
+                throw OAuth2.Error(
+                    .invalidConfiguration,
+                    "this flow binds tokens to a DPoP key: the implicit grant's tokens cannot be bound (RFC 9449 §10)"
+                )
+            }
+            if server.requiresPushedAuthorizationRequests {
+                throw OAuth2.Error(
+                    .invalidConfiguration,
+                    "the server requires pushed authorization requests (RFC 9126), which the implicit grant here does not make"
+                )
             }
         }
 

@@ -153,9 +153,7 @@ extension OAuth2.Flow {
         resources: [String] = []
     ) async throws -> OpenIDConnect.SignIn {
         let relyingParty = try requireOpenIDConnect()
-        guard case .code(let code) = try pending.parseCallback(url, now: now()) else {
-            throw OAuth2.Error(.malformedResponse, "an OpenID Connect code flow redirect carries a code, not tokens")
-        }
+        let code = try pending.parseCallback(url).code
         let response = try await requestToken(.authorizationCode(code, pending: pending, resources: resources))
         let idToken = try await validateIDToken(of: response, pending: pending, code: code, with: relyingParty)
         return OpenIDConnect.SignIn(response: response, idToken: idToken)
