@@ -102,6 +102,7 @@ let package = Package(
         .target(
             name: "RemoteAuthLoopback",
             dependencies: [
+                "RemoteAuth",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

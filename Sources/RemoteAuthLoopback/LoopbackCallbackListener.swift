@@ -1,32 +1,54 @@
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import Synchronization
 
-/// A one-shot HTTP listener on the loopback interface for the redirect of a sign-in, as
+/// An HTTP listener on the loopback interface for the redirect of a sign-in, as
 /// [RFC 8252 §7.3](https://www.rfc-editor.org/rfc/rfc8252#section-7.3) recommends for
-/// command-line and desktop apps: it listens on `127.0.0.1` with a port the system picks, takes
-/// the first request to its callback path, answers the browser with a short "you can close this
-/// window" page, and hands the full callback URL to the app.
+/// command-line and desktop apps: it listens on `127.0.0.1` with a port the system picks (or the
+/// one the redirect was registered with), hands each GET of its callback path to the app, and
+/// answers the browser with what the app made of it.
+///
+/// The browser's request is held until the app has decided, so the page tells the truth: "signed
+/// in" only once the app has its tokens, what failed otherwise. A request that is not the answer
+/// the app is waiting for (another `state`, a forged or malformed redirect, a request from another
+/// local process, [RFC 8252 §8.3, §8.9](https://www.rfc-editor.org/rfc/rfc8252#section-8.3)) is
+/// answered with an error page and the listener keeps waiting for the right one until the
+/// timeout. Other paths get 404, other methods (`HEAD` included) 405, and neither reaches the app.
 ///
 /// Built on SwiftNIO's HTTP/1.1 server codec, no web framework. What it reads is bounded: a
 /// connection may send at most 16 KiB (a browser's GET head is far smaller) and must send its
-/// request head within 10 seconds, or it is closed.
+/// request head within 10 seconds, or it is closed; at most 16 requests wait for the app at once.
 ///
 /// ```swift
-/// let url = try await LoopbackCallbackListener.withListener { callbackURL, listener in
-///     let requestToken = try await flow.requestToken(callback: callbackURL)
-///     openBrowser(flow.authorizeURL(for: requestToken))
-///     return try await listener.callback(timeout: .seconds(300))
+/// let tokens = try await LoopbackCallbackListener.withListener { callbackURL, listener in
+///     let request = try flow.authorizationRequest(redirectURI: callbackURL, random: .system)
+///     openBrowser(request.url)
+///     return try await listener.callback(timeout: .seconds(300)) { url in
+///         let response: OAuth2.AuthorizationResponse
+///         do { response = try request.pending.parseCallback(url) } catch let error as OAuth2.Error
+///             where error.code != .serverRefused { return .ignore(reason: error.reason) }
+///         return .accept(try await flow.exchange(code: response.code, pending: request.pending).tokens)
+///     }
 /// }
 /// ```
 public final class LoopbackCallbackListener: Sendable {
     /// `http://127.0.0.1:PORT/PATH`.
     public let callbackURL: String
-    private let received: AsyncStream<String>
+    private let events: AsyncStream<Event>
+    private let continuation: AsyncStream<Event>.Continuation
+    private let pages: Pages
 
-    init(callbackURL: String, received: AsyncStream<String>) {
+    init(
+        callbackURL: String,
+        events: AsyncStream<Event>,
+        continuation: AsyncStream<Event>.Continuation,
+        pages: Pages
+    ) {
         self.callbackURL = callbackURL
-        self.received = received
+        self.events = events
+        self.continuation = continuation
+        self.pages = pages
     }
 
     /// A failure of the listener.
@@ -35,47 +57,103 @@ public final class LoopbackCallbackListener: Sendable {
         public var description: String { "LoopbackCallbackListener: \(reason)" }
     }
 
+    /// What the app made of one request to the callback path.
+    public enum Decision<Value> {
+        /// The sign-in is done: the browser is shown the signed-in page, and
+        /// ``LoopbackCallbackListener/callback(timeout:isolation:_:)`` returns `value`.
+        case accept(Value)
+        /// Not the answer this sign-in waits for (another `state`, tokens nobody asked for, no
+        /// code): the browser is shown `reason` with status 400, and the listener keeps waiting.
+        case ignore(reason: String)
+    }
+
     /// The most bytes one connection may send.
     static let maximumRequestBytes = 16 * 1024
     /// How long a connection may take to send its request.
     static let readTimeout = TimeAmount.seconds(10)
+    /// How many callback requests may wait for the app at once; more are answered 503.
+    static let maximumWaiting = 16
 
-    /// Waits for the browser to reach the callback path and returns the URL it asked for,
-    /// query included.
+    /// Waits for requests to the callback path and hands each URL (query and all) to `decide`,
+    /// until it accepts one.
     ///
-    /// - Throws: ``ListenerError`` when `timeout` passes first (the user never finished in the
-    ///   browser).
-    public func callback(timeout: Duration) async throws -> String {
-        let stream = received
-        return try await withThrowingTaskGroup(of: String?.self) { group in
-            group.addTask {
-                var iterator = stream.makeAsyncIterator()
-                return await iterator.next()
-            }
+    /// - `decide` returns ``Decision/accept(_:)``: the browser sees the signed-in page (or the
+    ///   denied page when the callback names a refusal, OAuth 1.0a `denied`, OAuth 2 `error`),
+    ///   and the value is returned.
+    /// - `decide` returns ``Decision/ignore(reason:)``: the browser sees the reason; the wait
+    ///   goes on.
+    /// - `decide` throws: the browser sees that the sign-in failed, with the error's description
+    ///   (or the denied page for a refusal), and the error is thrown.
+    ///
+    /// - Throws: ``ListenerError`` when `timeout` passes before a request is accepted (the user
+    ///   never finished in the browser), or what `decide` throws.
+    public func callback<Value>(
+        timeout: Duration,
+        isolation: isolated (any Actor)? = #isolation,
+        _ decide: (String) async throws -> Decision<Value>
+    ) async throws -> Value {
+        let events = self.events
+        let continuation = self.continuation
+        let deadline = Deadline()
+        return try await withThrowingTaskGroup(of: Void.self, returning: Value.self) { group in
             group.addTask {
                 try await Task.sleep(for: timeout)
-                return nil
+                continuation.yield(.deadline(deadline))
             }
             defer { group.cancelAll() }
-            guard let first = try await group.next(), let url = first else {
-                throw ListenerError(reason: "no callback arrived within \(timeout)")
+            for await event in events {
+                switch event {
+                case .deadline(let passed):
+                    guard passed === deadline else { continue }  // an earlier wait's
+                    throw ListenerError(reason: "no callback arrived within \(timeout)")
+                case .arrival(let arrival):
+                    let decision: Decision<Value>
+                    do {
+                        decision = try await decide(arrival.url)
+                    } catch {
+                        arrival.answer(
+                            CallbackHandler.isRefusal(arrival.url)
+                                ? .page(status: .ok, pages.denied)
+                                : .page(status: .ok, pages.failed(String(describing: error)))
+                        )
+                        throw error
+                    }
+                    switch decision {
+                    case .accept(let value):
+                        arrival.answer(
+                            .page(status: .ok, CallbackHandler.isRefusal(arrival.url) ? pages.denied : pages.signedIn)
+                        )
+                        return value
+                    case .ignore(let reason):
+                        arrival.answer(.page(status: .badRequest, pages.ignored(reason)))
+                    }
+                }
             }
-            return url
+            throw ListenerError(reason: "the listener was closed")
         }
     }
 
+    /// The first GET of the callback path, whatever it carries: the browser is shown the
+    /// signed-in page (the denied page for a refusal) before the app has looked at it. Prefer
+    /// ``callback(timeout:isolation:_:)``, which lets the app refuse a forged request and keep
+    /// waiting, and shows the browser the truth.
+    public func callback(timeout: Duration, isolation: isolated (any Actor)? = #isolation) async throws -> String {
+        try await callback(timeout: timeout, isolation: isolation) { .accept($0) }
+    }
+
     /// Runs a listener for the duration of `body`, and closes it afterwards, whether `body`
-    /// throws or not.
+    /// throws or not; requests still waiting are told the app no longer is.
     ///
-    /// The browser is shown `page` under `title`, or `deniedPage` when the callback says the user refused:
-    /// OAuth 1.0a's `denied` parameter, or an OAuth 2 `error`
-    /// ([RFC 6749 §4.1.2.1](https://www.rfc-editor.org/rfc/rfc6749#section-4.1.2.1)). Either way
-    /// the callback URL is handed to the app, which decides what it means.
+    /// The browser is shown `page` under `title` once the app accepted the callback,
+    /// `deniedPage` when the callback says the user refused (OAuth 1.0a's `denied` parameter, or
+    /// an OAuth 2 `error`, [RFC 6749 §4.1.2.1](https://www.rfc-editor.org/rfc/rfc6749#section-4.1.2.1)),
+    /// and what failed otherwise.
     ///
     /// - Parameter port: `0` (the default) lets the system pick a free port, as RFC 8252 §7.3
     ///   asks for a redirect registered without one; a fixed port serves a redirect registered
-    ///   with its port, such as an OpenID Connect `post_logout_redirect_uri`, which the
-    ///   provider compares exactly ([RP-Initiated Logout 1.0 §3](https://openid.net/specs/openid-connect-rpinitiated-1_0.html#RedirectionAfterLogout)).
+    ///   with its port (servers that compare redirect URIs exactly, an OpenID Connect
+    ///   `post_logout_redirect_uri`, [RP-Initiated Logout 1.0 §3](https://openid.net/specs/openid-connect-rpinitiated-1_0.html#RedirectionAfterLogout)).
+    /// - Throws: ``ListenerError`` when the port cannot be bound (in use), naming it.
     public static func withListener<Result>(
         path: String = "/callback",
         port: Int = 0,
@@ -110,16 +188,15 @@ public final class LoopbackCallbackListener: Sendable {
         isolation: isolated (any Actor)?,
         _ body: (String, LoopbackCallbackListener) async throws -> Result
     ) async throws -> Result {
-        let (received, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingOldest(1))
-        let normalized = path.hasPrefix("/") ? path : "/" + path
-        func html(title: String, _ text: String) -> String {
-            "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>\(title)</title></head>"
-                + "<body style=\"font-family:sans-serif;margin:4em\"><p id=\"done\">\(text)</p></body></html>"
+        guard (0...65535).contains(requestedPort) else {
+            throw ListenerError(reason: "the port \(requestedPort) is not between 0 and 65535")
         }
-        let pages = CallbackHandler.Pages(
-            signedIn: html(title: title, page),
-            denied: html(title: "Access denied", deniedPage)
-        )
+        // Unbounded, so that a wait's deadline is never dropped; the requests in it are
+        // bounded by the handlers (`maximumWaiting`).
+        let (events, continuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .unbounded)
+        let waiting = WaitingCount()
+        let normalized = path.hasPrefix("/") ? path : "/" + path
+        let pages = Pages(title: title, signedInText: page, deniedText: deniedPage)
         let server: any Channel
         do {
             server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
@@ -131,14 +208,19 @@ public final class LoopbackCallbackListener: Sendable {
                         )
                         try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
                         try channel.pipeline.syncOperations.addHandler(
-                            CallbackHandler(path: normalized, pages: pages, received: continuation)
+                            CallbackHandler(path: normalized, events: continuation, waiting: waiting)
                         )
                     }
                 }
                 .bind(host: "127.0.0.1", port: requestedPort)
                 .get()
+        } catch let error as IOError where error.errnoCode == EADDRINUSE {
+            throw ListenerError(
+                reason: "port \(requestedPort) on 127.0.0.1 is in use: stop what listens there, or register a "
+                    + "redirect URI without a port (the system then picks a free one, RFC 8252 §7.3)"
+            )
         } catch {
-            throw ListenerError(reason: "the listener did not start: \(error)")
+            throw ListenerError(reason: "the listener did not start on 127.0.0.1:\(requestedPort): \(error)")
         }
         guard let port = server.localAddress?.port, port > 0 else {
             try? await server.close()
@@ -146,19 +228,118 @@ public final class LoopbackCallbackListener: Sendable {
         }
         let listener = LoopbackCallbackListener(
             callbackURL: "http://127.0.0.1:\(port)\(normalized)",
-            received: received
+            events: events,
+            continuation: continuation,
+            pages: pages
         )
+        func close() async {
+            try? await server.close()
+            continuation.finish()
+            // Whoever still waits is told that nobody will answer.
+            for await event in events {
+                if case .arrival(let arrival) = event {
+                    arrival.answer(.page(status: .gone, Pages.closed))
+                }
+            }
+        }
         let result: Result
         do {
             result = try await body(listener.callbackURL, listener)
         } catch {
-            try? await server.close()
-            continuation.finish()
+            await close()
             throw error
         }
-        try? await server.close()
-        continuation.finish()
+        await close()
         return result
+    }
+
+    /// What the stream carries: a request to decide on, or a wait's deadline.
+    enum Event: Sendable {
+        case arrival(Arrival)
+        case deadline(Deadline)
+    }
+
+    /// One wait's identity, so that a deadline left over from an earlier wait is not taken for
+    /// this one's.
+    final class Deadline: Sendable {}
+
+    /// A request to the callback path, its connection held until ``answer(_:)``.
+    struct Arrival: Sendable {
+        let url: String
+        let promise: EventLoopPromise<Answer>
+        func answer(_ answer: Answer) { promise.succeed(answer) }
+    }
+
+    /// How many requests wait for the app, shared by the connections' handlers.
+    final class WaitingCount: Sendable {
+        private let count = Mutex(0)
+        /// Counts one more, unless `maximumWaiting` already wait.
+        func enter() -> Bool {
+            count.withLock { count in
+                guard count < LoopbackCallbackListener.maximumWaiting else { return false }
+                count += 1
+                return true
+            }
+        }
+        func leave() { count.withLock { $0 -= 1 } }
+    }
+
+    /// What the browser is shown.
+    enum Answer: Sendable {
+        case page(status: HTTPResponseStatus, String)
+    }
+
+    /// The HTML pages, escaped where they carry text from elsewhere.
+    struct Pages: Sendable {
+        let title: String
+        let signedInText: String
+        let deniedText: String
+
+        static func html(title: String, _ text: String) -> String {
+            "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>\(title)</title></head>"
+                + "<body style=\"font-family:sans-serif;margin:4em\"><p id=\"done\">\(text)</p></body></html>"
+        }
+
+        /// `&`, `<`, `>`, `"` and `'` as character references, so that text from a request or an
+        /// error cannot become markup.
+        static func escaped(_ text: String) -> String {
+            var output = ""
+            for character in text {
+                switch character {
+                case "&": output += "&amp;"
+                case "<": output += "&lt;"
+                case ">": output += "&gt;"
+                case "\"": output += "&quot;"
+                case "'": output += "&#39;"
+                default: output.append(character)
+                }
+            }
+            return output
+        }
+
+        var signedIn: String { Self.html(title: title, signedInText) }
+        var denied: String { Self.html(title: "Access denied", deniedText) }
+        func failed(_ reason: String) -> String {
+            "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Sign-in failed</title></head>"
+                + "<body style=\"font-family:sans-serif;margin:4em\"><p id=\"failed\">The sign-in failed: "
+                + Self.escaped(reason) + "</p><p>Return to the application for details.</p></body></html>"
+        }
+        func ignored(_ reason: String) -> String {
+            "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Not this sign-in</title></head>"
+                + "<body style=\"font-family:sans-serif;margin:4em\"><p id=\"ignored\">This is not the answer the "
+                + "application is waiting for: " + Self.escaped(reason)
+                + ". The application keeps waiting.</p></body></html>"
+        }
+        static var closed: String {
+            "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Not waiting</title></head>"
+                + "<body style=\"font-family:sans-serif;margin:4em\"><p id=\"closed\">The application is no longer "
+                + "waiting for this sign-in.</p></body></html>"
+        }
+        static var busy: String {
+            "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Busy</title></head>"
+                + "<body style=\"font-family:sans-serif;margin:4em\"><p id=\"busy\">Too many requests are waiting; "
+                + "try again.</p></body></html>"
+        }
     }
 }
 
@@ -211,40 +392,45 @@ final class ReadLimit: ChannelDuplexHandler {
         context.write(data, promise: promise)
     }
 
+    /// The whole request was read: no more read deadline (the answer may wait for the app).
+    func requestRead() {
+        deadline?.cancel()
+    }
+
     func channelInactive(context: ChannelHandlerContext) {
         deadline?.cancel()
         context.fireChannelInactive()
     }
 }
 
-/// Answers one request: the callback path with the page (and hands its URL over), anything else
-/// with 404 (405 for a method other than GET or HEAD); then closes the connection.
+/// Answers one request: a GET of the callback path is handed to the app, and answered with what
+/// the app decided; another path gets 404, another method 405 (neither reaches the app); then the
+/// connection is closed.
 final class CallbackHandler: ChannelInboundHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
-
-    /// The HTML shown after a callback: signed in, or the user refused.
-    struct Pages: Sendable {
-        var signedIn: String
-        var denied: String
-    }
+    typealias Answer = LoopbackCallbackListener.Answer
 
     private let path: String
-    private let pages: Pages
-    private let received: AsyncStream<String>.Continuation
+    private let events: AsyncStream<LoopbackCallbackListener.Event>.Continuation
+    private let waiting: LoopbackCallbackListener.WaitingCount
     private var head: HTTPRequestHead?
 
-    init(path: String, pages: Pages, received: AsyncStream<String>.Continuation) {
+    init(
+        path: String,
+        events: AsyncStream<LoopbackCallbackListener.Event>.Continuation,
+        waiting: LoopbackCallbackListener.WaitingCount
+    ) {
         self.path = path
-        self.pages = pages
-        self.received = received
+        self.events = events
+        self.waiting = waiting
     }
 
-    /// `true` when the callback's query names a refusal: OAuth 1.0a's `denied` (the request
-    /// token the user refused) or OAuth 2's `error` (RFC 6749 §4.1.2.1).
+    /// `true` when the callback's query or fragment names a refusal: OAuth 1.0a's `denied` (the
+    /// request token the user refused) or OAuth 2's `error` (RFC 6749 §4.1.2.1).
     static func isRefusal(_ uri: String) -> Bool {
-        guard let mark = uri.firstIndex(of: "?") else { return false }
-        return uri[uri.index(after: mark)...].split(separator: "&").contains { field in
+        guard let mark = uri.firstIndex(where: { $0 == "?" || $0 == "#" }) else { return false }
+        return uri[uri.index(after: mark)...].split(whereSeparator: { $0 == "&" || $0 == "#" }).contains { field in
             let name = field.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
             return name == "denied" || name == "error"
         }
@@ -259,29 +445,64 @@ final class CallbackHandler: ChannelInboundHandler {
         case .end:
             guard let head else { return }
             self.head = nil
-            respond(to: head, context: context)
+            handle(head, context: context)
         }
     }
 
-    private func respond(to head: HTTPRequestHead, context: ChannelHandlerContext) {
+    private func handle(_ head: HTTPRequestHead, context: ChannelHandlerContext) {
         let requestPath = head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first
+        guard requestPath.map(String.init) == path else {
+            write(.plain(.notFound, "Not Found"), head: head, context: context)
+            return
+        }
+        guard head.method == .GET else {
+            write(.plain(.methodNotAllowed, "Method Not Allowed"), head: head, context: context)
+            return
+        }
+        // The request is read: the app may take its time (a token exchange) before the answer.
+        (try? context.pipeline.syncOperations.handler(type: ReadLimit.self))?.requestRead()
+        typealias Pages = LoopbackCallbackListener.Pages
+        let promise = context.eventLoop.makePromise(of: Answer.self)
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        promise.futureResult.whenSuccess { answer in
+            let (handler, context) = loopBound.value
+            switch answer {
+            case .page(let status, let html):
+                handler.write(.html(status, html), head: head, context: context)
+            }
+        }
+        guard waiting.enter() else {
+            promise.succeed(.page(status: .serviceUnavailable, Pages.busy))
+            return
+        }
+        let waiting = self.waiting
+        promise.futureResult.whenComplete { _ in waiting.leave() }
+        let authority = head.headers.first(name: "Host") ?? "127.0.0.1"
+        let arrival = LoopbackCallbackListener.Arrival(url: "http://" + authority + head.uri, promise: promise)
+        switch events.yield(.arrival(arrival)) {
+        case .enqueued:
+            break
+        case .dropped:
+            promise.succeed(.page(status: .serviceUnavailable, Pages.busy))
+        case .terminated:
+            promise.succeed(.page(status: .gone, Pages.closed))
+        @unknown default:
+            promise.succeed(.page(status: .serviceUnavailable, Pages.busy))
+        }
+    }
+
+    private enum Response {
+        case plain(HTTPResponseStatus, String)
+        case html(HTTPResponseStatus, String)
+    }
+
+    private func write(_ response: Response, head: HTTPRequestHead, context: ChannelHandlerContext) {
         let status: HTTPResponseStatus
         var text: String
-        var contentType = "text/plain; charset=utf-8"
-        if requestPath.map(String.init) != path {
-            status = .notFound
-            text = "Not Found"
-        } else if head.method != .GET && head.method != .HEAD {
-            status = .methodNotAllowed
-            text = "Method Not Allowed"
-        } else {
-            status = .ok
-            text = Self.isRefusal(head.uri) ? pages.denied : pages.signedIn
-            contentType = "text/html; charset=utf-8"
-            let authority = head.headers.first(name: "Host") ?? "127.0.0.1"
-            // One-shot: the first callback is the one handed over; later ones get the page only.
-            received.yield("http://" + authority + head.uri)
-            received.finish()
+        let contentType: String
+        switch response {
+        case .plain(let s, let t): (status, text, contentType) = (s, t, "text/plain; charset=utf-8")
+        case .html(let s, let t): (status, text, contentType) = (s, t, "text/html; charset=utf-8")
         }
         if head.method == .HEAD { text = "" }
         var headers = HTTPHeaders()

@@ -152,7 +152,8 @@ struct AuthorizeOAuth1: AsyncParsableCommand {
                 let flow = OAuth1.Flow(provider: provider, client: client, transport: transport, now: unixNow)
                 if pin {
                     return try await flow.signIn(callback: "oob") { url in
-                        Terminal.writeLine("Open this URL in a browser, authorize, then type the PIN: \(url)")
+                        Terminal.writeError("Open this URL in a browser, authorize, then type the PIN:\n")
+                        Terminal.writeLine(url)
                         Terminal.writeError("PIN: ")
                         guard let typed = readLine(strippingNewline: true)?.trimmingCharacters(in: .whitespaces),
                             !typed.isEmpty
@@ -163,17 +164,19 @@ struct AuthorizeOAuth1: AsyncParsableCommand {
                     }
                 }
                 return try await LoopbackCallbackListener.withListener { callbackURL, listener in
-                    try await flow.signIn(callback: callbackURL) { url in
-                        if noBrowser || !Self.openBrowser(url) {
-                            Terminal.writeLine("Open this URL in a browser: \(url)")
-                        } else {
-                            Terminal.writeLine("Opened the browser at: \(url)")
+                    let requestToken = try await flow.requestToken(callback: callbackURL)
+                    presentAuthorizationURL(flow.authorizeURL(for: requestToken), noBrowser: noBrowser)
+                    Terminal.writeError("Waiting for the browser to come back to \(callbackURL) (up to \(timeout) s)…\n")
+                    return try await listener.accessToken(
+                        for: requestToken,
+                        flow: flow,
+                        timeout: .seconds(timeout),
+                        onIgnored: { reason in
+                            Terminal.writeError(
+                                "Ignored a request to \(callbackURL): \(PeerText.printable(reason)); still waiting.\n"
+                            )
                         }
-                        Terminal.writeError(
-                            "Waiting for the browser to come back to \(callbackURL) (up to \(timeout) s)…\n"
-                        )
-                        return try await listener.callback(timeout: .seconds(timeout))
-                    }
+                    )
                 }
             }
             let account = try await saveProfile(

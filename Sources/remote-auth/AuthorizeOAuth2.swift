@@ -76,7 +76,12 @@ struct AuthorizeOAuth2: AsyncParsableCommand {
     @Option(help: "A resource server (RFC 8707) the token is for and is sent to (repeatable).")
     var resource: [String] = []
 
-    @Option(help: "The redirect URI; its path is the listener's, its port a free one.")
+    @Option(
+        help: """
+            The redirect URI. Without --paste: http://127.0.0.1 or http://localhost, the listener's path; \
+            with a port, that port (for servers that compare it exactly), else a free one (RFC 8252 §7.3).
+            """
+    )
     var redirectURI = "http://127.0.0.1/callback"
 
     @Flag(help: "Print the authorization URL instead of opening the browser.")
@@ -166,6 +171,9 @@ struct AuthorizeOAuth2: AsyncParsableCommand {
         }
         guard let redirect = URLComponents(string: redirectURI), redirect.scheme != nil, redirect.host != nil else {
             throw ValidationError("--redirect-uri must be an absolute URL, not '\(redirectURI)'")
+        }
+        if !paste && !device && !clientCredentials {
+            _ = try LoopbackRedirect(redirectURI)
         }
     }
 
@@ -295,15 +303,17 @@ struct AuthorizeOAuth2: AsyncParsableCommand {
             }
             return try await flow.tokens(fromCallback: typed, pending: request.pending, resources: resource)
         }
-        let path = URLComponents(string: redirectURI)?.path ?? ""
+        let redirect = try LoopbackRedirect(redirectURI)
+        let flow = flow
         let noBrowser = self.noBrowser
         let timeout = self.timeout
         let scopes = self.requestedScopes
         let resources = resource
         let par = self.par
-        return try await LoopbackCallbackListener.withListener(path: path.isEmpty ? "/" : path) {
-            callbackURL,
+        return try await LoopbackCallbackListener.withListener(path: redirect.path, port: redirect.port ?? 0) {
+            listenerURL,
             listener in
+            let callbackURL = redirect.uri(listening: listenerURL)
             let request = try await flow.startAuthorization(
                 redirectURI: callbackURL,
                 scope: scopes,
@@ -311,15 +321,19 @@ struct AuthorizeOAuth2: AsyncParsableCommand {
                 push: par,
                 random: .system
             )
-            if noBrowser || !AuthorizeOAuth1.openBrowser(request.url) {
-                Terminal.writeError("Open this URL in a browser:\n")
-            } else {
-                Terminal.writeError("Opened the browser at:\n")
-            }
-            Terminal.writeLine(request.url)
+            presentAuthorizationURL(request.url, noBrowser: noBrowser)
             Terminal.writeError("Waiting for the browser to come back to \(callbackURL) (up to \(timeout) s)…\n")
-            let redirect = try await listener.callback(timeout: .seconds(timeout))
-            return try await flow.tokens(fromCallback: redirect, pending: request.pending, resources: resources)
+            return try await listener.tokens(
+                for: request.pending,
+                flow: flow,
+                resources: resources,
+                timeout: .seconds(timeout),
+                onIgnored: { reason in
+                    Terminal.writeError(
+                        "Ignored a request to \(callbackURL): \(PeerText.printable(reason)); still waiting.\n"
+                    )
+                }
+            )
         }
     }
 
@@ -399,9 +413,67 @@ func describeOAuth2(_ error: any Error, profile: String) -> String {
         return "\(error.reason); sign in again: remote-auth authorize oauth2 --profile \(profile) …"
     }
     if let server = error.serverError {
-        var text = "the server refused: \(server.code.rawValue)"
-        if let detail = server.errorDescription { text += " (\(detail))" }
+        // What the server wrote is escaped: RFC 6749 §5.2 limits it to printable ASCII, and a
+        // hostile server ignores that.
+        var text = "the server refused: \(PeerText.printable(server.code.rawValue, limit: 200))"
+        if let detail = server.errorDescription { text += " (\(PeerText.printable(detail, limit: 500)))" }
+        if let uri = server.errorURI { text += " see \(PeerText.printable(uri, limit: 500))" }
         return text
     }
     return error.reason
+}
+
+/// Hands the authorization URL to the user, the same way for OAuth 1.0a and OAuth 2: a line on
+/// stderr that says what to do, then the URL alone on a line of stdout (so that a script can
+/// read it), whether the browser was opened or not.
+func presentAuthorizationURL(_ url: String, noBrowser: Bool) {
+    if noBrowser || !AuthorizeOAuth1.openBrowser(url) {
+        Terminal.writeError("Open this URL in a browser:\n")
+    } else {
+        Terminal.writeError("Opened the browser at:\n")
+    }
+    Terminal.writeLine(url)
+}
+
+/// `--redirect-uri` for the loopback listener: `http`, on `127.0.0.1` or `localhost` (the
+/// listener binds 127.0.0.1; RFC 8252 §7.3 prefers the IP literal, §8.3), with a fixed port or
+/// none (a free one), a path and no query or fragment. What the listener cannot serve is
+/// refused, never rewritten: the server compares the redirect URI with the registered one.
+struct LoopbackRedirect {
+    let host: String
+    let port: Int?
+    let path: String
+
+    init(_ uri: String) throws {
+        guard let components = URLComponents(string: uri), let scheme = components.scheme?.lowercased(),
+            let host = components.host?.lowercased()
+        else {
+            throw ValidationError("--redirect-uri must be an absolute URL, not '\(uri)'")
+        }
+        guard scheme == "http" else {
+            throw ValidationError(
+                "--redirect-uri must be http://127.0.0.1[:PORT]/PATH for the loopback listener (RFC 8252 §7.3), not \(scheme): use --paste for a redirect the listener cannot receive"
+            )
+        }
+        guard host == "127.0.0.1" || host == "localhost" else {
+            throw ValidationError(
+                "--redirect-uri must name 127.0.0.1 (or localhost), where the listener runs, not '\(host)': use --paste for a redirect to another host"
+            )
+        }
+        if let port = components.port, !(1...65535).contains(port) {
+            throw ValidationError("--redirect-uri's port must be between 1 and 65535, not \(port)")
+        }
+        guard components.percentEncodedQuery == nil, components.fragment == nil, components.user == nil else {
+            throw ValidationError("--redirect-uri must have no query, fragment or user for the loopback listener")
+        }
+        self.host = host
+        self.port = components.port
+        self.path = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
+    }
+
+    /// The redirect URI sent, with the port the listener got.
+    func uri(listening listenerURL: String) -> String {
+        let port = URLComponents(string: listenerURL)?.port ?? self.port ?? 0
+        return "http://\(host):\(port)\(path)"
+    }
 }

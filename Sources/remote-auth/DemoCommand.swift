@@ -111,15 +111,15 @@ struct DemoCommand: AsyncParsableCommand {
         Step(name: "OAuth 1.0a, three-legged") { context in
             let flow = context.flow()
             let access = try await LoopbackCallbackListener.withListener { callbackURL, listener in
-                try await flow.signIn(callback: callbackURL) { authorizeURL in
-                    let (approved, _) = try await context.consent(authorizeURL)
-                    let location = try requireValue(
-                        approved.headerFields[.location],
-                        "the consent form did not redirect"
-                    )
-                    _ = try await context.get(location)  // the browser lands on the loopback listener
-                    return try await listener.callback(timeout: .seconds(10))
-                }
+                let requestToken = try await flow.requestToken(callback: callbackURL)
+                let (approved, _) = try await context.consent(flow.authorizeURL(for: requestToken))
+                let location = try requireValue(approved.headerFields[.location], "the consent form did not redirect")
+                // The browser lands on the loopback listener, which answers once signed in.
+                async let landing = context.get(location)
+                let access = try await listener.accessToken(for: requestToken, flow: flow, timeout: .seconds(10))
+                let (page, _) = try await landing
+                try expect(page.status == .ok, "the loopback listener answered \(page.status.code)")
+                return access
             }
             return "signed in as \(access.screenName ?? "?") through the consent form and a loopback callback"
         },

@@ -168,9 +168,12 @@ extension DemoCommand.Context {
                 ]
             )
             let location = try requireValue(approved.headerFields[.location], "the consent form did not redirect")
-            _ = try await get(location)  // the browser lands on the loopback listener
-            let redirect = try await listener.callback(timeout: .seconds(10))
-            return (try await flow.tokens(fromCallback: redirect, pending: request.pending), request.url)
+            // The browser lands on the loopback listener, which answers once the code is redeemed.
+            async let landing = get(location)
+            let tokens = try await listener.tokens(for: request.pending, flow: flow, timeout: .seconds(10))
+            let (landed, _) = try await landing
+            try expect(landed.status == .ok, "the loopback listener answered \(landed.status.code)")
+            return (tokens, request.url)
         }
     }
 

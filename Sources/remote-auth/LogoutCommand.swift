@@ -76,7 +76,7 @@ struct LogoutCommand: AsyncParsableCommand {
                 let request = try session.logoutRequest(postLogoutRedirectURI: uri, state: state)
                 let noBrowser = self.noBrowser
                 let timeout = self.timeout
-                let back = try await LoopbackCallbackListener.withListener(
+                let back: String = try await LoopbackCallbackListener.withListener(
                     path: address.path,
                     port: address.port,
                     page: "You are signed out. You can close this window.",
@@ -84,14 +84,21 @@ struct LogoutCommand: AsyncParsableCommand {
                 ) { _, listener in
                     Self.hand(request.url, noBrowser: noBrowser)
                     Terminal.writeError("Waiting for the browser to come back to \(uri) (up to \(timeout) s)…\n")
-                    return try await listener.callback(timeout: .seconds(timeout))
+                    // §3: only the redirect with the state sent ends the wait; another request is
+                    // told so, and the wait goes on.
+                    return try await listener.callback(timeout: .seconds(timeout)) {
+                        (back: String) -> LoopbackCallbackListener.Decision<String> in
+                        let returned = URLComponents(string: back)?.queryItems?.filter { $0.name == "state" }
+                            .compactMap(\.value)
+                        guard let returned, returned.count == 1, constantTimeEquals(returned[0], state) else {
+                            let reason = "the request does not carry the state sent with the logout request"
+                            Terminal.writeError("Ignored a request to \(uri): \(reason); still waiting.\n")
+                            return .ignore(reason: reason)
+                        }
+                        return .accept(back)
+                    }
                 }
-                let returned = URLComponents(string: back)?.queryItems?.filter { $0.name == "state" }.compactMap(
-                    \.value
-                )
-                guard let returned, returned.count == 1, constantTimeEquals(returned[0], state) else {
-                    throw CLIFailure("the browser came back without the state sent with the logout request (§3)")
-                }
+                _ = back
             } else {
                 Self.hand(try session.logoutRequest().url, noBrowser: noBrowser)
             }

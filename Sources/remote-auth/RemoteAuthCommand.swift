@@ -25,16 +25,19 @@ struct RemoteAuthCommand: AsyncParsableCommand {
     /// command, curl's numbers for the network, TLS and HTTP; nothing is written to stdout.
     /// `--help` and `--version` still exit 0.
     static func main() async {
+        // The arguments are copied first (CommandLine.arguments is made on first use), then
+        // blanked in the process list before anything else runs.
+        let arguments = ShortOptions.normalize(Array(CommandLine.arguments.dropFirst()))
+        SecretInput.scrubArguments()
         do {
-            var command = try parseAsRoot()
-            SecretInput.scrubArguments()
+            var command = try parseAsRoot(arguments)
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
                 try command.run()
             }
         } catch let failure as CLIFailure {
-            if !failure.message.isEmpty { Terminal.writeError("remote-auth: \(failure.message)\n") }
+            if !failure.message.isEmpty { Terminal.writeError("remote-auth: \(Terminal.safe(failure.message))\n") }
             Self.exit(withError: failure.status.exitCode)
         } catch {
             let code = exitCode(for: error)
@@ -42,7 +45,7 @@ struct RemoteAuthCommand: AsyncParsableCommand {
                 exit(withError: error)
             }
             let message = Suggestion.dropUnlikely(fullMessage(for: error))
-            Terminal.writeError(message.isEmpty ? "remote-auth: failed\n" : "remote-auth: \(message)\n")
+            Terminal.writeError(message.isEmpty ? "remote-auth: failed\n" : "remote-auth: \(Terminal.safe(message))\n")
             Self.exit(withError: ExitStatus.usage.exitCode)
         }
     }
@@ -72,6 +75,28 @@ struct CLIFailure: Error, CustomStringConvertible {
 enum Terminal {
     static func writeError(_ text: String) {
         FileHandle.standardError.write(Data(text.utf8))
+    }
+
+    /// `text` for a terminal: every control character but the newline (which the tool's own
+    /// multi-line messages use) written as `\u{…}`, so that what a peer put in a message (a
+    /// server's `error_description`, a header) cannot move the cursor, set the window title or
+    /// ring. Text from a peer is escaped where it enters a message (``PeerText``), newlines
+    /// included; this is the last guard, on every failure the tool prints.
+    static func safe(_ text: String) -> String {
+        text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+            var output = ""
+            for scalar in line.unicodeScalars {
+                let value = scalar.value
+                if value < 0x20 || (0x7F...0x9F).contains(value) || (0x202A...0x202E).contains(value)
+                    || (0x2066...0x2069).contains(value)
+                {
+                    output += "\\u{" + String(value, radix: 16) + "}"
+                } else {
+                    output.unicodeScalars.append(scalar)
+                }
+            }
+            return output
+        }.joined(separator: "\n")
     }
 
     /// One line on stdout.

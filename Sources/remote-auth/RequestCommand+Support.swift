@@ -39,7 +39,7 @@ extension RequestCommand {
         var queues: [RequestBody.Kind: [String]] = [
             .data: data, .raw: dataRaw, .binary: dataBinary, .urlencode: dataURLEncode,
         ]
-        let order = Self.dataOptionOrder(CommandLine.arguments)
+        let order = Self.dataOptionOrder(ShortOptions.normalize(CommandLine.arguments))
         let counts = Dictionary(grouping: order, by: { $0 }).mapValues(\.count)
         var pieces: [RequestBody.Piece] = []
         if counts[.data, default: 0] == data.count, counts[.raw, default: 0] == dataRaw.count,

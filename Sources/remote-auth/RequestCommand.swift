@@ -89,7 +89,7 @@ struct RequestCommand: AsyncParsableCommand {
         name: [.customShort("u"), .customLong("user")],
         parsing: .unconditional,
         help: ArgumentHelp(
-            "USER:PASSWORD for Basic or Digest; with USER alone the password comes from REMOTE_AUTH_PASSWORD, else from a prompt on the terminal.",
+            "USER:PASSWORD for Basic or Digest; with USER alone the password comes from REMOTE_AUTH_PASSWORD, else from a prompt on the terminal. A password on the command line is blanked at start, but other local users can read it in ps until then: prefer USER alone.",
             valueName: "user:password"
         )
     )
@@ -144,7 +144,7 @@ struct RequestCommand: AsyncParsableCommand {
         name: [.customShort("U"), .customLong("proxy-user")],
         parsing: .unconditional,
         help: ArgumentHelp(
-            "USER:PASSWORD for the proxy, sent as Basic with the CONNECT that opens the tunnel; USER alone takes REMOTE_AUTH_PROXY_PASSWORD.",
+            "USER:PASSWORD for the proxy, sent as Basic with the CONNECT that opens the tunnel; USER alone takes REMOTE_AUTH_PROXY_PASSWORD (a password in the arguments is readable in ps for a moment).",
             valueName: "user:password"
         )
     )

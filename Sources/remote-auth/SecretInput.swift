@@ -48,7 +48,13 @@ enum SecretInput {
 
     /// Overwrites, in the process's own argument memory, the value of every secret option, so
     /// that `ps` and `/proc/PID/cmdline` show `*****` instead (curl blanks its arguments the same
-    /// way). Call after parsing: `CommandLine.arguments` keeps its copy.
+    /// way), in every spelling: `--user V`, `--user=V`, `-u V`, `-uV`, and clusters (`-su V`,
+    /// `-sSuV`). Call first thing in `main`, once `CommandLine.arguments` has made its copy.
+    ///
+    /// Other local users can still read the arguments from the start of the process until
+    /// this runs (the time it takes to load the Swift runtime): blanking narrows the window,
+    /// it cannot close it. The environment (`REMOTE_AUTH_PASSWORD`, …) and `-` (stdin) keep a
+    /// secret off the command line altogether.
     static func scrubArguments() {
         let argc = Int(CommandLine.argc)
         let argv = CommandLine.unsafeArgv
@@ -57,17 +63,33 @@ enum SecretInput {
             guard let argument = argv[index] else { break }
             let text = String(cString: argument)
             if text == "--" { break }
-            if secretOptions.contains(text), index + 1 < argc, let value = argv[index + 1] {
-                blank(value, from: 0)
-                index += 2
+            if text.hasPrefix("--") {
+                if secretOptions.contains(text), index + 1 < argc, let value = argv[index + 1] {
+                    blank(value, from: 0)
+                    index += 2
+                    continue
+                }
+                if let equals = text.firstIndex(of: "="), secretOptions.contains(String(text[..<equals])) {
+                    blank(argument, from: text.utf8.distance(from: text.startIndex, to: equals) + 1)
+                }
+                index += 1
                 continue
             }
-            if text.hasPrefix("--"), let equals = text.firstIndex(of: "="),
-                secretOptions.contains(String(text[..<equals]))
+            if let (options, attached) = ShortOptions.cluster(text), let last = options.last,
+                ShortOptions.valued.contains(last)
             {
-                blank(argument, from: text.utf8.distance(from: text.startIndex, to: equals) + 1)
-            } else if text.hasPrefix("-u"), !text.hasPrefix("--"), text.count > 2 {
-                blank(argument, from: 2)
+                if let attached {
+                    if ShortOptions.secret.contains(last) {
+                        blank(argument, from: text.utf8.count - attached.utf8.count)
+                    }
+                    index += 1
+                } else {
+                    if ShortOptions.secret.contains(last), index + 1 < argc, let value = argv[index + 1] {
+                        blank(value, from: 0)
+                    }
+                    index += 2
+                }
+                continue
             }
             index += 1
         }

@@ -50,10 +50,9 @@ import Testing
             try await Task.sleep(for: .milliseconds(100))
             text = String(decoding: try Data(contentsOf: output), as: UTF8.self)
         }
-        let prefix = "Open this URL in a browser: "
-        let url = try #require(
-            text.split(separator: "\n").first { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) }
-        )
+        // As for OAuth 2: what to do on stderr, the URL alone on a line of stdout.
+        #expect(text.contains("Open this URL in a browser:\n"))
+        let url = try #require(text.split(separator: "\n").first { $0.hasPrefix(base + "/oauth/authorize?") }.map(String.init))
         #expect(url.hasPrefix(base + "/oauth/authorize?oauth_token=rt-"))
         let token = String(url[url.range(of: "oauth_token=")!.upperBound...])
         let page = try await httpExchange(try HTTPRequest(method: .get, absoluteURL: url))

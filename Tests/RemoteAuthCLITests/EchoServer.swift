@@ -7,7 +7,8 @@ import Darwin
 #endif
 
 /// A one-thread HTTP/1.1 server on 127.0.0.1 for CLI tests: it answers each request with the
-/// request's own bytes as the body (`200 OK`, or the status that a path `/status/NNN` names), so
+/// request's own bytes as the body (`200 OK`, or the status that a path `/status/NNN` names; a
+/// path `/canned/NNN/BODY` answers BODY, percent-decoded, as JSON), so
 /// a test sees exactly what `remote-auth` put on the wire. With `silent`, it accepts connections
 /// and never answers. It is also an http proxy that answers CONNECT with `200` (or `407` without
 /// the Basic `proxyCredential`, when one is set) and echoes the tunnelled request after the
@@ -70,6 +71,18 @@ final class EchoServer: @unchecked Sendable {
             received += readRequest(client)
         }
         let requestLine = String(decoding: received.prefix(while: { $0 != 13 }), as: UTF8.self)
+        // `/canned/NNN/BODY`: answers status NNN with the percent-decoded BODY as JSON (a hostile
+        // token endpoint, for instance).
+        if let range = requestLine.range(of: " /canned/") {
+            let rest = requestLine[range.upperBound...].prefix { $0 != " " }
+            let code = rest.prefix(3)
+            let body = Array((String(rest.dropFirst(4)).removingPercentEncoding ?? "").utf8)
+            let head =
+                "HTTP/1.1 \(code) Canned\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n"
+            let response = Array(head.utf8) + body
+            _ = response.withUnsafeBytes { write(client, $0.baseAddress, $0.count) }
+            return
+        }
         var status = "200 OK"
         if let range = requestLine.range(of: " /status/") {
             let code = requestLine[range.upperBound...].prefix(3)

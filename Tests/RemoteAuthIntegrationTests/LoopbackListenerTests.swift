@@ -29,13 +29,12 @@ import Testing
                     let approved = try await consent(sandbox.baseURL, token: requestToken.token)
                     let location = try #require(approved.header("Location"))
                     #expect(try OAuth1.CallbackMatcher(callback: callbackURL).matches(location))
-                    let landing = try await Wire.get(location)
-                    #expect(landing.status == 200)
-                    #expect(landing.body.contains("id=\"done\""))
-                    let received = try await listener.callback(timeout: .seconds(10))
-                    #expect(received == location)
-                    let verifier = try flow.verifier(fromCallback: received, for: requestToken)
-                    return try await flow.accessToken(for: requestToken, verifier: verifier)
+                    // The browser's request is answered once the app has its token credentials.
+                    async let landing = Wire.get(location)
+                    let access = try await listener.accessToken(for: requestToken, flow: flow, timeout: .seconds(10))
+                    #expect(try await landing.status == 200)
+                    #expect(try await landing.body.contains("id=\"done\""))
+                    return access
                 }
                 #expect(access.screenName == "alice")
             }
@@ -50,8 +49,8 @@ import Testing
         }
     }
 
-    /// Only the callback path is taken: another path gets 404, a POST 405, and neither is handed
-    /// over; the first callback is, and the listener is one-shot.
+    /// Only a GET of the callback path is handed over: another path gets 404, a POST or a HEAD
+    /// 405; the first GET the app accepts ends the wait.
     @Test func onlyTheCallbackPathIsTaken() async throws {
         try await LoopbackCallbackListener.withListener(path: "cb") { callbackURL, listener in
             #expect(callbackURL.hasSuffix("/cb"))
@@ -60,13 +59,78 @@ import Testing
             #expect(other.status == 404)
             let post = try await Wire.send(try HTTPRequest(method: .post, absoluteURL: callbackURL + "?a=b"))
             #expect(post.status == 405)
-            let first = try await Wire.get(callbackURL + "?oauth_verifier=first")
-            #expect(first.status == 200)
-            #expect(first.header("Cache-Control") == "no-store")
-            #expect(first.header("Content-Type") == "text/html; charset=utf-8")
-            let second = try await Wire.get(callbackURL + "?oauth_verifier=second")
-            #expect(second.status == 200)
+            let head = try await Wire.send(try HTTPRequest(method: .head, absoluteURL: callbackURL + "?a=b"))
+            #expect(head.status == 405)
+            async let first = Wire.get(callbackURL + "?oauth_verifier=first")
             #expect(try await listener.callback(timeout: .seconds(5)) == callbackURL + "?oauth_verifier=first")
+            #expect(try await first.status == 200)
+            #expect(try await first.header("Cache-Control") == "no-store")
+            #expect(try await first.header("Content-Type") == "text/html; charset=utf-8")
+        }
+    }
+
+    /// RFC 8252 §8.9: a request the app does not recognize (another state) is shown an error
+    /// page (400, the reason escaped) and the wait goes on; the right one ends it and is shown
+    /// "signed in" only then.
+    @Test func aRequestTheAppIgnoresLeavesItWaiting() async throws {
+        try await LoopbackCallbackListener.withListener { callbackURL, listener in
+            async let real: String = {
+                // The real browser arrives after the forged request was answered.
+                let page = try await Wire.get(callbackURL + "?state=forged&x=%3Cscript%3E")
+                #expect(page.status == 400)
+                #expect(page.body.contains("<title>Not this sign-in</title>"))
+                #expect(page.body.contains("wrong state &lt;script&gt;"))
+                #expect(!page.body.contains("signed in"))
+                let landing = try await Wire.get(callbackURL + "?state=right")
+                #expect(landing.status == 200)
+                #expect(landing.body.contains("You are signed in."))
+                return landing.body
+            }()
+            var ignored: [String] = []
+            let accepted: String = try await listener.callback(timeout: .seconds(20)) {
+                (url: String) -> LoopbackCallbackListener.Decision<String> in
+                guard url.hasSuffix("state=right") else {
+                    ignored.append(url)
+                    return .ignore(reason: "wrong state <script>")
+                }
+                return .accept(url)
+            }
+            #expect(accepted == callbackURL + "?state=right")
+            #expect(ignored == [callbackURL + "?state=forged&x=%3Cscript%3E"])
+            _ = try await real
+        }
+    }
+
+    /// When the app fails after accepting the request (a code that does not redeem), the page
+    /// says the sign-in failed, not that it succeeded.
+    @Test func aFailureIsShownAsAFailure() async throws {
+        struct Refused: Error, CustomStringConvertible {
+            var description: String { "invalid_grant <b>" }
+        }
+        try await LoopbackCallbackListener.withListener { callbackURL, listener in
+            async let landing = Wire.get(callbackURL + "?code=forged&state=s")
+            await #expect(throws: Refused.self) {
+                _ = try await listener.callback(timeout: .seconds(10)) {
+                    (_: String) -> LoopbackCallbackListener.Decision<String> in
+                    throw Refused()
+                }
+            }
+            let page = try await landing
+            #expect(page.status == 200)
+            #expect(page.body.contains("<title>Sign-in failed</title>"))
+            #expect(page.body.contains("The sign-in failed: invalid_grant &lt;b&gt;"))
+            #expect(!page.body.contains("signed in"))
+        }
+    }
+
+    /// A fixed port is honoured; a port in use is an error that names it.
+    @Test func aFixedPortInUseIsNamed() async throws {
+        try await LoopbackCallbackListener.withListener { callbackURL, _ in
+            let port = try #require(Int(callbackURL.split(separator: ":").last?.split(separator: "/").first ?? ""))
+            let error = await #expect(throws: LoopbackCallbackListener.ListenerError.self) {
+                try await LoopbackCallbackListener.withListener(port: port) { _, _ in }
+            }
+            #expect(error?.reason.hasPrefix("port \(port) on 127.0.0.1 is in use") == true)
         }
     }
 
@@ -90,20 +154,22 @@ import Testing
     @Test(arguments: ["?denied=request-token", "?error=access_denied&state=s"])
     func aRefusalShowsTheDeniedPage(_ query: String) async throws {
         try await LoopbackCallbackListener.withListener { callbackURL, listener in
-            let landing = try await Wire.get(callbackURL + query)
-            #expect(landing.status == 200)
-            #expect(landing.body.contains("<title>Access denied</title>"))
-            #expect(landing.body.contains("Access was denied. You can close this window"))
-            #expect(!landing.body.contains("signed in"))
+            async let landing = Wire.get(callbackURL + query)
             #expect(try await listener.callback(timeout: .seconds(10)) == callbackURL + query)
+            let page = try await landing
+            #expect(page.status == 200)
+            #expect(page.body.contains("<title>Access denied</title>"))
+            #expect(page.body.contains("Access was denied. You can close this window"))
+            #expect(!page.body.contains("signed in"))
         }
     }
 
     @Test func anApprovalShowsTheSignedInPage() async throws {
-        try await LoopbackCallbackListener.withListener { callbackURL, _ in
-            let landing = try await Wire.get(callbackURL + "?code=c&state=s&error_hint=x")
-            #expect(landing.body.contains("<title>Signed in</title>"))
-            #expect(landing.body.contains("You are signed in."))
+        try await LoopbackCallbackListener.withListener { callbackURL, listener in
+            async let landing = Wire.get(callbackURL + "?code=c&state=s&error_hint=x")
+            _ = try await listener.callback(timeout: .seconds(10))
+            #expect(try await landing.body.contains("<title>Signed in</title>"))
+            #expect(try await landing.body.contains("You are signed in."))
         }
     }
 

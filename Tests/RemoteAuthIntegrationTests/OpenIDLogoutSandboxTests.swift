@@ -88,12 +88,12 @@ struct OpenIDLogoutSandboxTests {
                     #expect(
                         answer.header("Set-Cookie") == "remote_auth_session=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax"
                     )
-                    let arrived = try await Wire.get(location)
-                    #expect(arrived.status == 200)
+                    async let arrived = Wire.get(location)
                     #expect(
                         try await listener.callback(timeout: .seconds(10)) == callbackURL
                             + "?state=logout-state-0123456789"
                     )
+                    #expect(try await arrived.status == 200)
 
                     // The grant is over: its refresh token is revoked.
                     do {

@@ -66,8 +66,7 @@ private func readmeOAuth2Snippet() async throws {
         let tokens = try await LoopbackCallbackListener.withListener { callbackURL, listener in
             let request = try flow.authorizationRequest(redirectURI: callbackURL, scope: ["read"], random: .system)
             openBrowser(request.url)
-            let redirect = try await listener.callback(timeout: .seconds(300))
-            return try await flow.tokens(fromCallback: redirect, pending: request.pending)
+            return try await listener.tokens(for: request.pending, flow: flow, timeout: .seconds(300))
         }
         let store = try FileTokenStore()
         try await store.save(
@@ -94,4 +93,26 @@ private func readmeOAuth2Snippet() async throws {
         let (response, body) = try await client.get("https://api.example.com/me")
         _ = (response, body)
     }
+}
+
+/// The README's OAuth 1.0a snippet ("In code, the flow is a few async steps"), compiled (not run:
+/// it needs a browser).
+private func readmeOAuth1Snippet(transport: any HTTPTransport, key: String, secret: Secret) async throws {
+    func openBrowser(_ url: String) {}
+    let flow = OAuth1.Flow(
+        provider: .twitterStyle(baseURL: "https://api.example.com"),
+        client: .init(key: key, secret: secret),
+        transport: transport,
+        now: { Int64(Date().timeIntervalSince1970) }
+    )
+    let access = try await LoopbackCallbackListener.withListener { callbackURL, listener in
+        let requestToken = try await flow.requestToken(callback: callbackURL)
+        openBrowser(flow.authorizeURL(for: requestToken))
+        return try await listener.accessToken(for: requestToken, flow: flow, timeout: .seconds(300))
+    }
+    try await FileTokenStore().save(
+        .init(provider: flow.provider, client: flow.client, accessToken: access),
+        service: "my-app",
+        account: access.screenName ?? "default"
+    )
 }
