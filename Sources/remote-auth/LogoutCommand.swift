@@ -4,6 +4,12 @@ import RemoteAuth
 import RemoteAuthFileStore
 import RemoteAuthLoopback
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// `remote-auth logout`: RP-initiated logout at the OpenID provider of an `--oidc` profile
 /// ([OpenID Connect RP-Initiated Logout 1.0](https://openid.net/specs/openid-connect-rpinitiated-1_0.html)),
 /// then the profile is forgotten.
@@ -19,9 +25,11 @@ struct LogoutCommand: AsyncParsableCommand {
             --no-browser (it holds the ID token: do not log it). With --post-logout-redirect-uri \
             http://127.0.0.1:PORT/PATH, registered with the provider (which compares it exactly, §3), a \
             listener on that port waits for the provider to send the browser back, and the state it \
-            brings (a fresh 128-bit value sent with the request) is checked. The profile is removed once \
-            the URL is handed out (or the browser came back). Tokens are not revoked here: a provider \
-            ends the grant at logout or not ('remote-auth revoke' revokes them, RFC 7009).
+            brings (a fresh 128-bit value sent with the request) is checked. First, when the profile \
+            names a revocation endpoint, its refresh and access tokens are revoked (RFC 7009): the grant \
+            ends whatever the browser does. The profile is removed once the browser came back, or once \
+            the tokens are revoked; otherwise nothing confirms the logout, and the profile is kept until \
+            you confirm it on the terminal (or run 'remote-auth profiles remove').
             """
         )
     )
@@ -70,13 +78,27 @@ struct LogoutCommand: AsyncParsableCommand {
             )
         }
         do {
+            // RFC 7009: the grant ends here, whatever the browser does next; the refresh token is
+            // the profile's only copy, so it is revoked before the profile can be removed.
+            var revoked = false
+            if session.revocationEndpoint != nil {
+                try await RequestCommand.withTransport(nil, connectTimeout: nil, timeout: nil) { transport in
+                    let flow = try profile.flow(over: transport)
+                    if let refreshToken = session.tokens.refreshToken {
+                        try await flow.revoke(refreshToken, hint: .refreshToken)
+                    }
+                    try await flow.revoke(session.tokens.accessToken, hint: .accessToken)
+                }
+                revoked = true
+                Terminal.writeError("Revoked the profile's tokens at the provider (RFC 7009).\n")
+            }
             if let uri = postLogoutRedirectURI, let address = listenerAddress {
                 // §2: state, returned to the post-logout redirect, ties the answer to this request.
                 let state = RemoteAuthBase64URL.encode(RandomSource.system.bytes(16))
                 let request = try session.logoutRequest(postLogoutRedirectURI: uri, state: state)
                 let noBrowser = self.noBrowser
                 let timeout = self.timeout
-                let back: String = try await LoopbackCallbackListener.withListener(
+                let _: String = try await LoopbackCallbackListener.withListener(
                     path: address.path,
                     port: address.port,
                     page: "You are signed out. You can close this window.",
@@ -98,9 +120,24 @@ struct LogoutCommand: AsyncParsableCommand {
                         return .accept(back)
                     }
                 }
-                _ = back
             } else {
                 Self.hand(try session.logoutRequest().url, noBrowser: noBrowser)
+                if !revoked {
+                    // Nothing says the provider ended the session: the profile (the only copy of
+                    // the refresh token) stays until the user says it did.
+                    guard isatty(STDIN_FILENO) == 1 else {
+                        Terminal.writeLine(
+                            "Kept profile '\(profile.name)': it names no revocation endpoint and nothing confirms the logout; once the provider says you are signed out, 'remote-auth profiles remove \(profile.name)' forgets it."
+                        )
+                        return
+                    }
+                    Terminal.writeError("Press Enter once the provider says you are signed out (Ctrl-D keeps the profile): ")
+                    guard readLine(strippingNewline: true) != nil else {
+                        Terminal.writeError("\n")
+                        Terminal.writeLine("Kept profile '\(profile.name)'.")
+                        return
+                    }
+                }
             }
         } catch let failure as CLIFailure {
             throw failure

@@ -167,6 +167,46 @@ func freeLoopbackPort() -> Int? {
         #expect(bad.status == 2)
     }
 
+    /// Issue 22: `logout --no-browser` without a post-logout redirect revokes the tokens first
+    /// (RFC 7009), says so, and only then removes the profile: the access token no longer
+    /// answers UserInfo.
+    @Test func logoutWithoutARedirectRevokesTheTokensFirst() async throws {
+        let home = OAuth2CLITests.home()
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let sandbox = try SandboxProcess(["--auto-approve"])
+        let base = try await sandbox.baseURL()
+        let environment = ["REMOTE_AUTH_HOME": home]
+        let authorize = try BackgroundCLI(
+            [
+                "authorize", "oauth2", "--profile", "op", "--issuer", base, "--client-id", "demo-app", "--oidc",
+                "--no-browser", "--timeout", "30",
+            ],
+            environment: environment
+        )
+        try await authorize.waitForError("Waiting for the browser")
+        let url = try #require(authorize.line(startingWith: base + "/oauth2/authorize?"), "\(authorize.errors)")
+        _ = try await httpExchange(try HTTPRequest(method: .get, absoluteURL: try await httpGetLocation(url)))
+        #expect(await authorize.finish().status == 0)
+        let token = try await CLI.run(["token", "--profile", "op"], environment: environment)
+        let accessToken = token.stdout.trimmingCharacters(in: .newlines)
+        func userInfo() async throws -> Int {
+            var request = try HTTPRequest(method: .get, absoluteURL: base + "/oauth2/userinfo")
+            request.headerFields[.authorization] = "Bearer " + accessToken
+            return try await httpExchange(request).0
+        }
+        #expect(try await userInfo() == 200)
+
+        let logout = try await CLI.run(["logout", "--profile", "op", "--no-browser"], environment: environment)
+        #expect(logout.status == 0, "\(logout.stderr)")
+        #expect(
+            logout.stderr
+                == "Revoked the profile's tokens at the provider (RFC 7009).\nOpen this URL in a browser to sign out:\n"
+        )
+        #expect(logout.stdout.hasPrefix(base + "/oauth2/logout?id_token_hint="))
+        #expect(logout.stdout.hasSuffix("\nSigned out; removed profile 'op'.\n"))
+        #expect(try await userInfo() == 401)
+    }
+
     /// Core §12.2 from the command line: `token --profile` refreshes an `--oidc` profile whose
     /// token expires within a minute; the sandbox (hidden `--refreshed-id-token-subject` hook)
     /// answers with an ID token for another `sub`: refused, nothing printed on stdout, the
