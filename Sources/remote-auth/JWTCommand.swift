@@ -134,11 +134,17 @@ struct JWTVerify: AsyncParsableCommand {
     @Option(help: "The typ the header must have (compared as a media type).")
     var typ: String?
 
+    @Option(help: "Seconds of clock skew allowed on exp and nbf (RFC 7519 §4.1.4, §4.1.5).")
+    var leeway: Int64 = 0
+
     @Argument(help: "The compact JWS; '-' reads standard input.")
     var token: String
 
     func validate() throws {
         guard !alg.isEmpty else { throw ValidationError("name the algorithms to allow with --alg (e.g. --alg ES256)") }
+        guard (0...86_400).contains(leeway) else {
+            throw ValidationError("--leeway must be between 0 and 86400 seconds, not \(leeway)")
+        }
         guard !key.isEmpty || jwks != nil else { throw ValidationError("give the keys with --key or --jwks") }
     }
 
@@ -167,6 +173,12 @@ struct JWTVerify: AsyncParsableCommand {
         }
         let payload: JSONValue
         if let claims = try? jws.claims() {
+            // A JWT's exp and nbf: a signature over an expired token is still no valid token.
+            do {
+                try JOSE.CompactJWS.checkTimes(of: claims, now: unixNow(), leeway: leeway)
+            } catch let error as JOSE.Error {
+                throw CLIFailure("not verified: \(error.code): \(error.reason)", status: .failure)
+            }
             payload = .object(claims)
         } else {
             payload = .string(String(decoding: jws.payload, as: UTF8.self))

@@ -18,6 +18,33 @@ import Testing
         return path
     }
 
+    /// RFC 7519 §4.1.4, §4.1.5: a JWT past its `exp` or before its `nbf` is refused (exit 1),
+    /// unless `--leeway` covers the difference.
+    @Test func timeClaimsAreChecked() async throws {
+        let privateKey = try write(Self.privateJWK)
+        let publicKey = try write(Self.publicJWK)
+        defer {
+            try? FileManager.default.removeItem(atPath: privateKey)
+            try? FileManager.default.removeItem(atPath: publicKey)
+        }
+        let now = Int64(Date().timeIntervalSince1970)
+        for (claims, code) in [
+            (#"{"sub":"a","exp":\#(now - 100)}"#, "expired"), (#"{"sub":"a","nbf":\#(now + 100)}"#, "notYetValid"),
+        ] {
+            let signed = try await CLI.run(["jwt", "sign", "--key", privateKey, claims])
+            #expect(signed.status == 0, "\(signed.stderr)")
+            let token = signed.stdout.trimmingCharacters(in: .newlines)
+            let refused = try await CLI.run(["jwt", "verify", "--key", publicKey, "--alg", "EdDSA", token])
+            #expect(refused.status == 1, "\(refused.stderr)")
+            #expect(refused.stderr.hasPrefix("remote-auth: not verified: \(code): "), "\(refused.stderr)")
+            #expect(refused.stdout.isEmpty)
+            let lenient = try await CLI.run(
+                ["jwt", "verify", "--key", publicKey, "--alg", "EdDSA", "--leeway", "300", token]
+            )
+            #expect(lenient.status == 0, "\(lenient.stderr)")
+        }
+    }
+
     @Test func rfc8037ExampleEndToEnd() async throws {
         let privateKey = try write(Self.privateJWK)
         let publicKey = try write(Self.publicJWK)

@@ -265,3 +265,31 @@ final class JWKSServer: HTTPTransport, @unchecked Sendable {
         }
     }
 }
+
+/// RFC 7519 §4.1.4 and §4.1.5 at their boundaries.
+@Suite struct JWTTimeClaimTests {
+    @Test func expAndNbfBoundaries() throws {
+        // exp: not accepted on or after it.
+        try JOSE.CompactJWS.checkTimes(of: ["exp": .integer(1000)], now: 999)
+        #expect(throws: JOSE.Error(.expired, "")) { try JOSE.CompactJWS.checkTimes(of: ["exp": .integer(1000)], now: 1000) }
+        try JOSE.CompactJWS.checkTimes(of: ["exp": .integer(1000)], now: 1059, leeway: 60)
+        #expect(throws: JOSE.Error(.expired, "")) {
+            try JOSE.CompactJWS.checkTimes(of: ["exp": .integer(1000)], now: 1060, leeway: 60)
+        }
+        // A fractional NumericDate.
+        try JOSE.CompactJWS.checkTimes(of: ["exp": .number(1000.5)], now: 1000)
+        // nbf: not accepted before it.
+        try JOSE.CompactJWS.checkTimes(of: ["nbf": .integer(1000)], now: 1000)
+        #expect(throws: JOSE.Error(.notYetValid, "")) {
+            try JOSE.CompactJWS.checkTimes(of: ["nbf": .integer(1000)], now: 999)
+        }
+        try JOSE.CompactJWS.checkTimes(of: ["nbf": .integer(1000)], now: 940, leeway: 60)
+        // Not a number: malformed, not ignored.
+        #expect(throws: JOSE.Error(.malformed, "")) { try JOSE.CompactJWS.checkTimes(of: ["exp": "soon"], now: 0) }
+        try JOSE.CompactJWS.checkTimes(of: ["sub": "a"], now: 0)
+        let thrown = #expect(throws: JOSE.Error.self) {
+            try JOSE.CompactJWS.checkTimes(of: ["exp": .integer(1000)], now: 2000, leeway: 5)
+        }
+        #expect(thrown?.reason == "the token expired: exp 1000 is not after now 2000 (leeway 5 s, RFC 7519 §4.1.4)")
+    }
+}

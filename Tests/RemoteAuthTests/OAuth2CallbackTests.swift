@@ -205,6 +205,21 @@ import Testing
         #expect(throws: OAuth2.Error(.issuerMismatch, "")) { try strict.parseCallback(error) }
     }
 
+    /// RFC 9207 §2.4: an error redirect without the promised `iss` is refused, and the reason
+    /// says both that and the error it carried.
+    @Test func aRefusalWithoutIssSaysBoth() throws {
+        let state = "ZWVlNDBlYzA1NjdkMDNhYjg3ZjUxZjAyNGQzMTM2NzI"
+        let strict = pending(state: state, issuer: "https://as.example", requiresIssuer: true)
+        let thrown = #expect(throws: OAuth2.Error.self) {
+            try strict.parseCallback("https://client.example/cb?error=access_denied&state=\(state)")
+        }
+        #expect(thrown?.code == .issuerMismatch)
+        #expect(
+            thrown?.reason
+                == "the server supports the iss parameter but the redirect has none (RFC 9207 §2.4); it carried error 'access_denied'"
+        )
+    }
+
     @Test func errorResponseKeepsDescriptionAndURI() throws {
         let state = "ZWVlNDBlYzA1NjdkMDNhYjg3ZjUxZjAyNGQzMTM2NzI"
         let url =

@@ -6,7 +6,7 @@ extension JOSE {
             private enum Base: String, Sendable {
                 case malformed, algorithmNotAllowed, unsupportedAlgorithm, criticalHeader
                 case unknownKey, ambiguousKey, keyMismatch, invalidKey, invalidSignature
-                case tooLarge, keySetUnavailable
+                case tooLarge, keySetUnavailable, expired, notYetValid
             }
             private let base: Base
             /// Not a compact JWS, a JWK or a JWK Set: the wrong number of parts, base64url that
@@ -37,6 +37,12 @@ extension JOSE {
             public static let tooLarge = Code(base: .tooLarge)
             /// A JWK Set could not be fetched or read.
             public static let keySetUnavailable = Code(base: .keySetUnavailable)
+            /// A JWT whose `exp` has passed, leeway included.
+            /// [RFC 7519 §4.1.4](https://www.rfc-editor.org/rfc/rfc7519#section-4.1.4)
+            public static let expired = Code(base: .expired)
+            /// A JWT whose `nbf` is still ahead, leeway included.
+            /// [RFC 7519 §4.1.5](https://www.rfc-editor.org/rfc/rfc7519#section-4.1.5)
+            public static let notYetValid = Code(base: .notYetValid)
             public var description: String { base.rawValue }
         }
 

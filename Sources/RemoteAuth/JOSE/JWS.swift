@@ -235,6 +235,46 @@ extension JOSE {
             return claims
         }
 
+        /// Checks a JWT's time claims at `now`, allowing `leeway` seconds of clock skew:
+        /// - `exp`: the JWT must not be accepted on or after it
+        ///   ([RFC 7519 §4.1.4](https://www.rfc-editor.org/rfc/rfc7519#section-4.1.4)), so
+        ///   `now < exp + leeway`;
+        /// - `nbf`: nor before it ([§4.1.5](https://www.rfc-editor.org/rfc/rfc7519#section-4.1.5)),
+        ///   so `now + leeway >= nbf`.
+        ///
+        /// Both are NumericDates (§2: seconds, possibly with a fraction); each is optional.
+        ///
+        /// - Throws: ``JOSE/Error/Code/expired``, ``JOSE/Error/Code/notYetValid``, or
+        ///   ``JOSE/Error/Code/malformed`` for a time claim that is not a number.
+        public static func checkTimes(of claims: [String: JSONValue], now: Int64, leeway: Int64 = 0) throws {
+            func seconds(_ name: String) throws -> Double? {
+                switch claims[name] {
+                case nil: return nil
+                case .integer(let value)?: return Double(value)
+                case .number(let value)? where value.isFinite: return value
+                default: throw JOSE.Error(.malformed, "'\(name)' is not a NumericDate (RFC 7519 §2)")
+                }
+            }
+            func shown(_ value: Double) -> String {
+                value == value.rounded() && abs(value) < 9.2e18 ? String(Int64(value)) : String(value)
+            }
+            let nowSeconds = now
+            let now = Double(now)
+            let leeway = Double(max(0, leeway))
+            if let exp = try seconds("exp"), now >= exp + leeway {
+                throw JOSE.Error(
+                    .expired,
+                    "the token expired: exp \(shown(exp)) is not after now \(nowSeconds) (leeway \(shown(leeway)) s, RFC 7519 §4.1.4)"
+                )
+            }
+            if let nbf = try seconds("nbf"), now + leeway < nbf {
+                throw JOSE.Error(
+                    .notYetValid,
+                    "the token is not valid yet: nbf \(shown(nbf)) is after now \(nowSeconds) (leeway \(shown(leeway)) s, RFC 7519 §4.1.5)"
+                )
+            }
+        }
+
         public var description: String {
             "JOSE.CompactJWS(alg: \(algorithm)\(keyID.map { ", kid: \($0)" } ?? "")\(type.map { ", typ: \($0)" } ?? ""), <redacted>)"
         }
