@@ -25,9 +25,11 @@ struct RequestCommand: AsyncParsableCommand {
             Content-Type and Accept application/json. A User-Agent of remote-auth/VERSION is sent unless -H \
             or -A sets one.
 
-            Redirects are always followed (-L is accepted for curl's sake and changes nothing), safely: \
-            credentials are sent only to the URL's origin, never across a change of scheme, host or port. \
-            Over plain http they are sent only to loopback hosts unless --allow-http is given. With -v, \
+            Redirects are followed only with -L, as in curl (at most --max-redirs, 50 by default); \
+            without it a 3xx answer is printed as it is. Credentials are sent only to the URL's origin, \
+            never across a change of scheme, host or port; the body (for 307 and 308) and the other -H \
+            headers do follow a redirect to another origin, as in curl. Over plain http credentials are \
+            sent only to loopback hosts unless --allow-http is given. With -v, \
             each request and response head goes to stderr, credentials and cookies redacted.
 
             Secrets stay off the command line: --user USER reads the password from REMOTE_AUTH_PASSWORD, \
@@ -127,9 +129,12 @@ struct RequestCommand: AsyncParsableCommand {
 
     @Flag(
         name: [.customShort("L"), .customLong("location")],
-        help: "Accepted for curl's sake: redirects are always followed, credentials kept to their origin."
+        help: "Follow redirects (301, 302, 303, 307, 308); credentials stay with their origin."
     )
     var location = false
+
+    @Option(name: .customLong("max-redirs"), help: "With -L, the most redirects to follow (default 50, as curl).")
+    var maxRedirs = 50
 
     @Option(
         name: [.customShort("x"), .customLong("proxy")],
@@ -231,6 +236,9 @@ struct RequestCommand: AsyncParsableCommand {
     }
 
     func send() async throws {
+        guard (0...1000).contains(maxRedirs) else {
+            throw CLIFailure("--max-redirs must be between 0 and 1000, not \(maxRedirs)")
+        }
         let payload = try RequestBody(
             pieces: dataPieces(),
             json: json.isEmpty ? nil : json
@@ -398,6 +406,8 @@ struct RequestCommand: AsyncParsableCommand {
             transport in
             var configuration = AuthenticatingClient.Configuration()
             configuration.preemptive = preemptive
+            configuration.followsRedirects = location
+            configuration.maximumRedirects = maxRedirs
             var wire: any HTTPTransport = verbose ? PrintingTransport(inner: transport) : transport
             if let oauth2Profile {
                 // Bearer on the profile's resource origins; refreshed at its token endpoint (RFC 6750 §2.1).

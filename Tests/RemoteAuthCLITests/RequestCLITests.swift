@@ -111,16 +111,29 @@ func withSandboxProcess<T>(_ body: (String) async throws -> T) async throws -> T
         }
     }
 
-    /// Redirects: followed, and the credential does not cross to another port.
+    /// Redirects: followed only with -L (as curl), at most --max-redirs, and the credential does
+    /// not cross to another port.
     @Test func redirects() async throws {
         try await withSandboxProcess { a in
             try await withSandboxProcess { b in
-                let same = try await CLI.run(["request", "--user", "alice:wonderland", a + "/redirect?to=%2Fbasic%2F"])
+                // Without -L, the 3xx answer itself.
+                let unfollowed = try await CLI.run(
+                    ["request", "-i", "--user", "alice:wonderland", a + "/redirect?to=%2Fbasic%2F"]
+                )
+                #expect(unfollowed.status == 0, "\(unfollowed.stderr)")
+                #expect(unfollowed.stdout.hasPrefix("HTTP/1.1 302 "), "\(unfollowed.stdout)")
+                #expect(unfollowed.stdout.contains("\r\nLocation: /basic/\r\n") || unfollowed.stdout.contains("\r\nlocation: /basic/\r\n"))
+                #expect(!unfollowed.stdout.contains(aliceJSON))
+                let same = try await CLI.run(["request", "-L", "--user", "alice:wonderland", a + "/redirect?to=%2Fbasic%2F"])
                 #expect(same.stdout == aliceJSON)
                 #expect(same.status == 0)
+                let limited = try await CLI.run(
+                    ["request", "-L", "--max-redirs", "0", "--user", "alice:wonderland", a + "/redirect?to=%2Fbasic%2F"]
+                )
+                #expect(limited.status == 47, "\(limited.stderr)")
                 let other = try await CLI.run(
                     [
-                        "request", "--preemptive", "--user", "alice:wonderland",
+                        "request", "-L", "--preemptive", "--user", "alice:wonderland",
                         a + "/redirect?to="
                             + b.replacingOccurrences(of: ":", with: "%3A").replacingOccurrences(of: "/", with: "%2F")
                             + "%2Fbasic%2F",
