@@ -18,6 +18,16 @@ struct RedirectRoutes: Sendable {
         guard let target = fields["to"], !target.isEmpty else {
             throw JSONError(.badRequest, "use /redirect?to=URL[&status=301|302|303|307|308]")
         }
+        // Only an http(s) URL or a reference without a scheme (a path, `//host/…`): a
+        // `javascript:` or `data:` target would run in the page of whoever follows the link.
+        if let colon = target.firstIndex(of: ":"),
+            !target[..<colon].contains(where: { $0 == "/" || $0 == "?" || $0 == "#" })
+        {
+            let scheme = target[..<colon].lowercased()
+            guard scheme == "http" || scheme == "https" else {
+                throw JSONError(.badRequest, "/redirect?to= takes an http or https URL, or a path")
+            }
+        }
         let code = fields["status"].flatMap { Int($0) } ?? 302
         return SandboxResponse.redirect(to: target, status: Self.statuses.contains(code) ? .init(code: code) : .found)
     }

@@ -8,6 +8,12 @@ import NIOCore
 import NIOSSL
 import RemoteAuth
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// A running sandbox's address.
 public struct RunningSandbox: Sendable, Hashable {
     /// `http` or `https`.
@@ -63,6 +69,7 @@ public enum Sandbox {
         handlingSignals: Bool = true,
         onStart: @escaping @Sendable (RunningSandbox) -> Void
     ) async throws {
+        try checkLoopbackHost(configuration.host)
         // A state file that cannot be read or written fails here, before the sandbox listens.
         var stateFile: StateFile?
         if let path = configuration.statePath {
@@ -105,10 +112,49 @@ public enum Sandbox {
             },
             logger: logger
         )
-        if handlingSignals {
-            try await app.runService()
-        } else {
-            try await app.run()
+        do {
+            if handlingSignals {
+                try await app.runService()
+            } else {
+                try await app.run()
+            }
+        } catch let error as IOError where error.errnoCode == EADDRINUSE {
+            throw SandboxError(
+                "port \(configuration.port) on \(configuration.host) is in use (another sandbox?): stop what listens there, or pick another port (0 picks a free one)"
+            )
+        }
+    }
+
+    /// Refuses a host that is not a loopback address, without asking DNS: an IPv4 literal in
+    /// 127.0.0.0/8, the IPv6 literal `::1`, or `localhost` when every address it resolves to
+    /// (from the hosts file) is one of those. A name such as `127.evil` is not an address
+    /// literal and is refused as it is.
+    ///
+    /// - Throws: ``SandboxError`` naming the host.
+    public static func checkLoopbackHost(_ host: String) throws {
+        func isLoopback(_ address: SocketAddress) -> Bool {
+            switch address {
+            case .v4:
+                return address.ipAddress?.split(separator: ".").first == "127"
+            case .v6:
+                return address.ipAddress == "::1"
+            default:
+                return false
+            }
+        }
+        let literal = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        if let address = try? SocketAddress(ipAddress: literal, port: 0) {
+            guard isLoopback(address) else {
+                throw SandboxError("refusing to listen on '\(host)': the sandbox serves loopback addresses only")
+            }
+            return
+        }
+        guard host == "localhost",
+            let resolved = try? SocketAddress.makeAddressResolvingHost(host, port: 0), isLoopback(resolved)
+        else {
+            throw SandboxError(
+                "refusing to listen on '\(host)': the sandbox serves loopback addresses only (127.0.0.1, ::1 or localhost)"
+            )
         }
     }
 

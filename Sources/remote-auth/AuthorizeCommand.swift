@@ -23,6 +23,10 @@ struct OAuth1ProviderOptions: ParsableArguments {
     @Option(help: "The client (consumer) key.")
     var consumerKey: String
 
+    func validate() throws {
+        try ProfileName.check(profile)
+    }
+
     @Option(
         parsing: .unconditional,
         help: "The client (consumer) secret, '-' to read it from stdin, or REMOTE_AUTH_CONSUMER_SECRET."
@@ -81,6 +85,23 @@ func message(for error: FileStoreError) -> String {
 }
 
 func unixNow() -> Int64 { Int64(Date().timeIntervalSince1970) }
+
+/// What a profile may be called: 1 to 64 of `A–Z a–z 0–9 . _ -`, not starting with `-` or `.`.
+/// A name is printed in `profiles list` rows and in messages: a newline or an escape sequence in
+/// it could forge rows or rewrite the screen, and an empty one reads as nothing.
+enum ProfileName {
+    static func check(_ name: String) throws {
+        let allowed = name.utf8.allSatisfy { byte in
+            (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+                || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
+        }
+        guard (1...64).contains(name.utf8.count), allowed, !name.hasPrefix("-"), !name.hasPrefix(".") else {
+            throw ValidationError(
+                "--profile must be 1 to 64 letters, digits, '.', '_' or '-', not starting with '-' or '.', not '\(PeerText.printable(name, limit: 80))'"
+            )
+        }
+    }
+}
 
 /// Saves the session under the profile; returns the account name used.
 func saveProfile(_ profile: String, _ session: OAuth1.Session) async throws -> String {
@@ -183,7 +204,7 @@ struct AuthorizeOAuth1: AsyncParsableCommand {
                 profile,
                 OAuth1.Session(provider: provider, client: client, accessToken: access)
             )
-            Terminal.writeLine("Signed in as \(account); saved as profile '\(profile)'.")
+            Terminal.writeLine("Signed in as \(PeerText.printable(account)); saved as profile '\(profile)'.")
         } catch let failure as CLIFailure {
             throw failure
         } catch {
@@ -285,7 +306,7 @@ struct AuthorizeReverseAuth: AsyncParsableCommand {
                 options.profile,
                 OAuth1.Session(provider: provider, client: client, accessToken: access)
             )
-            Terminal.writeLine("Signed in as \(account) by reverse auth; saved as profile '\(options.profile)'.")
+            Terminal.writeLine("Signed in as \(PeerText.printable(account)) by reverse auth; saved as profile '\(options.profile)'.")
         } catch {
             throw CLIFailure("reverse auth failed: \(describe(error))", status: ExitStatus(for: error))
         }
@@ -325,8 +346,11 @@ struct ProfilesCommand: AsyncParsableCommand {
             let store = try openTokenStore()
             for key in await store.keys() {
                 let stored = await store.session(service: key.service, account: key.account)
+                // Names made before names were restricted, and accounts (a provider's screen
+                // name), are escaped: one row per profile, whatever they hold.
+                let client = stored?.oauth1?.client.key ?? stored?.oauth2?.clientID ?? ""
                 Terminal.writeLine(
-                    "\(key.service) \(key.account) \(stored?.oauth1?.client.key ?? stored?.oauth2?.clientID ?? "")"
+                    "\(PeerText.printable(key.service)) \(PeerText.printable(key.account)) \(PeerText.printable(client))"
                 )
             }
         }

@@ -141,6 +141,7 @@ struct AuthorizeOAuth2: AsyncParsableCommand {
     var tlsOptions: TLSOptions
 
     func validate() throws {
+        try ProfileName.check(profile)
         guard timeout > 0 else {
             throw ValidationError("--timeout must be a whole number of seconds, at least 1, not \(timeout)")
         }

@@ -24,7 +24,8 @@ struct SandboxCommand: AsyncParsableCommand {
     @Option(help: "The loopback address to listen on.")
     var host = "127.0.0.1"
 
-    @Option(help: "The port, 0 to 65535 (0 picks a free one).")
+    // Unconditional, so that `--port -1` is read as a value and refused by its range.
+    @Option(parsing: .unconditional, help: "The port, 0 to 65535 (0 picks a free one).")
     var port = 8080
 
     @Flag(help: "Sign alice in and approve every authorize request at once.")
@@ -125,8 +126,10 @@ struct SandboxCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        guard ["127.0.0.1", "::1", "localhost"].contains(host) || host.hasPrefix("127.") else {
-            throw CLIFailure("refusing to listen on '\(host)': the sandbox serves loopback addresses only")
+        do {
+            try Sandbox.checkLoopbackHost(host)
+        } catch let error as SandboxError {
+            throw CLIFailure(error.reason)
         }
         var configuration = SandboxConfiguration.demo()
         configuration.host = host
@@ -186,12 +189,11 @@ struct SandboxCommand: AsyncParsableCommand {
                 material.requiresClientCertificate = !clientCertOptional
             }
             if let writeCertificate {
-                do {
-                    try material.certificateChainPEM.write(toFile: writeCertificate, atomically: true, encoding: .utf8)
-                } catch {
-                    throw CLIFailure(
-                        "cannot write the certificate to '\(writeCertificate)': \(error.localizedDescription)"
-                    )
+                // Checked now, written once the sandbox listens: a sandbox that fails to bind
+                // leaves an earlier sandbox's certificate file as it was.
+                let directory = URL(fileURLWithPath: writeCertificate).deletingLastPathComponent().path
+                guard FileManager.default.isWritableFile(atPath: directory) else {
+                    throw CLIFailure("cannot write the certificate to '\(writeCertificate)': its directory is not writable")
                 }
             }
             configuration.tls = material
@@ -207,7 +209,21 @@ struct SandboxCommand: AsyncParsableCommand {
         let banner = configuration
         let shownPin = pin
         do {
+            let writeCertificate = self.writeCertificate
             try await Sandbox.run(configuration) { sandbox in
+                if let writeCertificate, let chain = banner.tls?.certificateChainPEM {
+                    do {
+                        try chain.write(toFile: writeCertificate, atomically: true, encoding: .utf8)
+                    } catch {
+                        FileHandle.standardError.write(
+                            Data(
+                                "remote-auth: cannot write the certificate to '\(writeCertificate)': \(error.localizedDescription)\n"
+                                    .utf8
+                            )
+                        )
+                        Foundation.exit(ExitStatus.writeError.rawValue)
+                    }
+                }
                 var text = "RemoteAuth sandbox listening on \(sandbox.baseURL)\n"
                 if let shownPin { text += "TLS SPKI pin: sha256//\(shownPin)\n" }
                 if banner.tls?.requiresClientCertificate == true {

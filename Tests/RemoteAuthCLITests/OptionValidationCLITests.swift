@@ -86,3 +86,37 @@ import Testing
         #expect(reverse.stdout.contains("[--authorize-url <authorize-url>]"))
     }
 }
+
+/// Issue 22: profile names are restricted to a documented set, so they cannot forge rows in
+/// `profiles list` or carry escape sequences.
+@Suite struct ProfileNameCLITests {
+    @Test(arguments: [
+        "", "two\nrows", "esc\u{1B}[2J", "-dash", ".dot", "with space", String(repeating: "a", count: 65),
+    ])
+    func aBadProfileNameIsRefused(_ name: String) async throws {
+        // A name that starts with '-' is given attached, as it must be to be read as a value.
+        let option = name.hasPrefix("-") ? ["--profile=" + name] : ["--profile", name]
+        for command in [
+            ["authorize", "oauth2"] + option + [
+                "--client-id", "c", "--authorization-url", "https://as.example/a",
+                "--token-url", "https://as.example/t", "--no-browser",
+            ],
+            ["authorize", "oauth1"] + option + [
+                "--consumer-key", "k", "--consumer-secret", "s",
+                "--request-token-url", "https://p.example/r", "--authorize-url", "https://p.example/a",
+                "--access-token-url", "https://p.example/t", "--no-browser",
+            ],
+        ] {
+            let result = try await CLI.run(command, environment: ["REMOTE_AUTH_HOME": OAuth2CLITests.home()])
+            #expect(result.status == 2, "\(result.stderr)")
+            #expect(
+                result.stderr.hasPrefix(
+                    "remote-auth: Error: --profile must be 1 to 64 letters, digits, '.', '_' or '-'"
+                ),
+                "\(result.stderr)"
+            )
+            #expect(!result.stderr.contains("\u{1B}"))
+            #expect(result.stderr.split(separator: "\n").count <= 3, "\(result.stderr)")
+        }
+    }
+}
