@@ -119,7 +119,8 @@ func describe(_ error: any Error) -> String {
     case let error as OAuth1.FlowError: return error.reason
     case let error as OAuth1Error: return error.reason
     case let error as LoopbackCallbackListener.ListenerError: return error.reason
-    case let error as TransportError: return RequestCommand.message(for: error)
+    // Only `request` has --connect-timeout and --max-time: no hint names them elsewhere.
+    case let error as TransportError: return RequestCommand.message(for: error, timeoutOptions: nil)
     case let error as TrustRejection: return RequestCommand.message(for: error)
     case let error as ClientError: return RequestCommand.message(for: error)
     default: return "\(error)"

@@ -65,7 +65,17 @@ enum ExitStatus: Int32, CaseIterable {
         case let error as TransportError: self.init(transport: error)
         case let error as TrustRejection: self = error.code == .pinMismatch ? .pinMismatch : .untrusted
         case let error as ClientError:
-            self = error.code == .tooManyRedirects ? .tooManyRedirects : .failure
+            switch error.code {
+            case .tooManyRedirects: self = .tooManyRedirects
+            // Refused before anything was sent: bad input.
+            case .plainHTTPRefused, .invalidURL, .invalidCredential: self = .usage
+            default: self = .failure
+            }
+        // A configuration the library refuses before sending (an http endpoint to another host,
+        // a relative URL): bad input.
+        case let error as OAuth2.Error where error.code == .insecureEndpoint || error.code == .invalidConfiguration:
+            self = .usage
+        case is BasicError: self = .usage
         // A request that cannot be signed as asked (body placement on a GET, a body that is not
         // form-encoded): bad input, and nothing was sent.
         case is OAuth1Error: self = .usage
@@ -74,7 +84,7 @@ enum ExitStatus: Int32, CaseIterable {
     }
 
     init(transport error: TransportError) {
-        if ProxyChoice.isProxyAuthenticationRequired(error) {
+        if ProxyChoice.isProxyAuthenticationRequired(error) || ProxyChoice.isTunnelRefused(error) {
             self = .receiveFailed
             return
         }

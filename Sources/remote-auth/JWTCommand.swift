@@ -167,7 +167,10 @@ struct JWTVerify: AsyncParsableCommand {
                 try jws.verify(with: keys, allowing: allowed, type: typ)
             }
         } catch let error as JOSE.Error {
-            throw CLIFailure("not verified: \(error.code): \(error.reason)", status: .failure)
+            // A token that is not a JWS at all, or too large to read, is bad input (2); one that
+            // is well-formed but does not verify is a failure (1).
+            let badInput = error.code == .malformed || error.code == .tooLarge
+            throw CLIFailure("not verified: \(error.code): \(error.reason)", status: badInput ? .usage : .failure)
         } catch let error as OAuth2.Error {
             throw CLIFailure("not verified: \(error.reason)", status: .usage)
         }

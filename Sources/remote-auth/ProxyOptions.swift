@@ -133,4 +133,9 @@ struct ProxyChoice: Equatable {
     static func isProxyAuthenticationRequired(_ error: TransportError) -> Bool {
         (error.underlying as? HTTPClientError) == .proxyAuthenticationRequired
     }
+
+    /// The proxy answered the CONNECT with something other than 2xx (403, 502, …): curl's 56.
+    static func isTunnelRefused(_ error: TransportError) -> Bool {
+        (error.underlying as? HTTPClientError) == .invalidProxyResponse
+    }
 }

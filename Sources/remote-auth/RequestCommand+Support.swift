@@ -121,13 +121,21 @@ extension RequestCommand {
     }
 
     /// What happened below HTTP, by the error's code, and what to do about it.
-    static func message(for error: TransportError) -> String {
+    /// - Parameter timeoutOptions: the options of the running command that set its time limits,
+    ///   named after a timeout; `nil` for a command that has none.
+    static func message(
+        for error: TransportError,
+        timeoutOptions: String? = "--connect-timeout and --max-time"
+    ) -> String {
         switch error.code {
         case .connectionRefused: "\(error.reason): is the server running, and is the port right?"
         case .hostNotFound: "\(error.reason): check the host name"
-        case .timedOut: "\(error.reason); --connect-timeout and --max-time set the limits"
+        case .timedOut:
+            timeoutOptions.map { "\(error.reason); \($0) set the limits" } ?? error.reason
         case _ where ProxyChoice.isProxyAuthenticationRequired(error):
             "the proxy refused the tunnel without a credential (407): pass --proxy-user USER:PASSWORD"
+        case _ where ProxyChoice.isTunnelRefused(error):
+            "the proxy refused the tunnel (its answer to CONNECT was not 2xx)"
         case .tlsHandshakeFailed where TLSFailure.isUntrustedCertificate(error):
             "certificate not trusted: \(error.reason); pass --cacert FILE, or -k for local testing"
         default: error.reason

@@ -490,6 +490,11 @@ struct RequestCommand: AsyncParsableCommand {
         case .failure(let error as OAuth1Error):
             // Nothing was sent: the request cannot be signed as asked.
             throw CLIFailure("cannot sign the request: \(error.reason)", status: ExitStatus(for: error))
+        case .failure(let error as BasicError):
+            // Nothing was sent: the credential cannot be encoded (RFC 7617 §2).
+            throw CLIFailure("invalid --user: \(error.reason)", status: .usage)
+        case .failure(let error as DigestError):
+            throw CLIFailure("cannot answer the Digest challenge: \(error.reason)", status: ExitStatus(for: error))
         case .failure(let error):
             throw CLIFailure("request failed: \(error)", status: .failure)
         }

@@ -23,6 +23,10 @@ enum SecretInput {
             guard let line = readLine(strippingNewline: true) else {
                 throw CLIFailure("\(option) -: standard input is empty; write the secret to it, one line")
             }
+            // An empty line is no secret: sending one would authenticate with nothing.
+            guard !line.isEmpty else {
+                throw CLIFailure("\(option) -: the line read from standard input is empty; write the secret to it")
+            }
             return line
         }
         if let value { return value }

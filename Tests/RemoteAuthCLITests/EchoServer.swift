@@ -18,7 +18,7 @@ final class EchoServer: @unchecked Sendable {
     let port: Int
     private let listener: Int32
 
-    init(silent: Bool = false, proxyCredential: String? = nil) throws {
+    init(silent: Bool = false, proxyCredential: String? = nil, refusesTunnels: Bool = false) throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -39,7 +39,7 @@ final class EchoServer: @unchecked Sendable {
             while true {
                 let client = accept(fd, nil, nil)
                 if client < 0 { return }
-                Self.answer(client, proxyCredential: proxyCredential)
+                Self.answer(client, proxyCredential: proxyCredential, refusesTunnels: refusesTunnels)
                 close(client)
             }
         }
@@ -52,8 +52,12 @@ final class EchoServer: @unchecked Sendable {
         close(listener)
     }
 
-    private static func answer(_ client: Int32, proxyCredential: String?) {
+    private static func answer(_ client: Int32, proxyCredential: String?, refusesTunnels: Bool = false) {
         var received = readRequest(client)
+        if received.starts(with: Array("CONNECT ".utf8)), refusesTunnels {
+            send(client, "HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n")
+            return
+        }
         if received.starts(with: Array("CONNECT ".utf8)) {
             let head = String(decoding: received, as: UTF8.self).lowercased()
             if let proxyCredential,
@@ -136,9 +140,10 @@ final class EchoServer: @unchecked Sendable {
 func withEchoServer<T>(
     silent: Bool = false,
     proxyCredential: String? = nil,
+    refusesTunnels: Bool = false,
     _ body: (EchoServer) async throws -> T
 ) async throws -> T {
-    let server = try EchoServer(silent: silent, proxyCredential: proxyCredential)
+    let server = try EchoServer(silent: silent, proxyCredential: proxyCredential, refusesTunnels: refusesTunnels)
     defer { server.stop() }
     return try await body(server)
 }

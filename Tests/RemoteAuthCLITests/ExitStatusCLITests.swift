@@ -46,3 +46,86 @@ import Testing
         )
     }
 }
+
+/// Issue 22: exit statuses that contradicted the documented table (2: bad input, nothing sent;
+/// 56: the proxy refused the tunnel).
+@Suite(.timeLimit(.minutes(2))) struct ExitStatusTableCLITests {
+    @Test func aControlCharacterInTheUserIDIsBadInput() async throws {
+        let result = try await CLI.run(["request", "--preemptive", "-u", "al\u{01}ice:pw", "http://127.0.0.1:9/"])
+        #expect(result.status == 2)
+        #expect(result.stderr == "remote-auth: invalid --user: user-id contains a control character at character 2\n")
+    }
+
+    @Test func anEmptySecretLineIsRefused() async throws {
+        let result = try await CLI.run(
+            [
+                "authorize", "oauth2", "--client-credentials", "--profile", "svc", "--client-id", "c",
+                "--client-secret", "-", "--token-url", "http://127.0.0.1:9/token", "--authorization-url",
+                "http://127.0.0.1:9/authorize",
+            ],
+            environment: ["REMOTE_AUTH_HOME": OAuth2CLITests.home()],
+            stdin: "\n"
+        )
+        #expect(result.status == 2, "\(result.stderr)")
+        #expect(
+            result.stderr
+                == "remote-auth: --client-secret -: the line read from standard input is empty; write the secret to it\n"
+        )
+    }
+
+    @Test func aRelativeIssuerIsBadInput() async throws {
+        let result = try await CLI.run(
+            ["authorize", "oauth2", "--profile", "p", "--issuer", "/relative", "--client-id", "c", "--no-browser"],
+            environment: ["REMOTE_AUTH_HOME": OAuth2CLITests.home()]
+        )
+        #expect(result.status == 2, "\(result.stderr)")
+        #expect(result.stderr.contains("'/relative' is not an absolute URL"), "\(result.stderr)")
+    }
+
+    @Test func anOverLongTokenToJWTVerifyIsBadInput() async throws {
+        let key = FileManager.default.temporaryDirectory.appendingPathComponent("jwk-\(UUID().uuidString).json").path
+        try JWTCLITests.publicJWK.write(toFile: key, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: key) }
+        let token = String(repeating: "a", count: 100_000) + ".b.c"
+        let result = try await CLI.run(["jwt", "verify", "--key", key, "--alg", "EdDSA", "-"], stdin: token)
+        #expect(result.status == 2, "\(result.stderr)")
+        #expect(result.stderr.hasPrefix("remote-auth: not verified: tooLarge: "), "\(result.stderr)")
+    }
+
+    @Test func aRefusedProxyTunnelIs56() async throws {
+        try await withEchoServer(refusesTunnels: true) { proxy in
+            let result = try await CLI.run(["request", "-x", proxy.base, "https://example.invalid/"])
+            #expect(result.status == 56, "\(result.stderr)")
+            #expect(
+                result.stderr
+                    == "remote-auth: request failed: the proxy refused the tunnel (its answer to CONNECT was not 2xx)\n"
+            )
+        }
+    }
+
+    /// A Bearer profile refused over plain http: bad input (nothing sent), as for --user.
+    @Test func bearerOverPlainHTTPIsBadInput() async throws {
+        let home = OAuth2CLITests.home()
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let sandbox = try SandboxProcess([])
+        let base = try await sandbox.baseURL()
+        let environment = ["REMOTE_AUTH_HOME": home]
+        // A profile whose token is for a plain-http origin that is not loopback.
+        let signedIn = try await CLI.run(
+            [
+                "authorize", "oauth2", "--client-credentials", "--profile", "svc", "--issuer", base,
+                "--client-id", "demo-service", "--client-secret", "-", "--scope", "statuses:read",
+                "--resource", "http://api.example.invalid/",
+            ],
+            environment: environment,
+            stdin: "demo-service-secret\n"
+        )
+        #expect(signedIn.status == 0, "\(signedIn.stderr)")
+        let result = try await CLI.run(
+            ["request", "--profile", "svc", "http://api.example.invalid/x"],
+            environment: environment
+        )
+        #expect(result.status == 2, "\(result.stderr)")
+        #expect(result.stderr.contains("over plain http"), "\(result.stderr)")
+    }
+}
