@@ -84,9 +84,25 @@ struct TLSOptions: ParsableArguments {
     }
 
     func policy(quiet: Bool = false) throws -> any TrustPolicy {
+        if insecure, !pin.isEmpty {
+            // curl's -k --pinnedpubkey: the pin alone, the usual way to pin a self-signed server.
+            guard cacert == nil else {
+                throw CLIFailure("--insecure contradicts --cacert: with --pin it trusts the pinned key alone")
+            }
+            if !quiet {
+                Terminal.writeError(
+                    "remote-auth: warning: --insecure with --pin: only the server's key is checked (no CA, host name or dates)\n"
+                )
+            }
+            do {
+                return try PinnedKeyOnlyPolicy(pins: pin.map { try SPKIPin($0) })
+            } catch let error as TrustError {
+                throw CLIFailure("bad --pin: \(error.reason)")
+            }
+        }
         if insecure {
-            guard cacert == nil, pin.isEmpty else {
-                throw CLIFailure("--insecure contradicts --cacert and --pin: it checks nothing")
+            guard cacert == nil else {
+                throw CLIFailure("--insecure contradicts --cacert: it checks nothing")
             }
             if !quiet {
                 Terminal.writeError(

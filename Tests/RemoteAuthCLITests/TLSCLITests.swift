@@ -70,6 +70,19 @@ import Testing
         #expect(insecure.status == 0)
         #expect(insecure.stdout == aliceJSON)
         #expect(insecure.stderr.hasPrefix("remote-auth: warning: --insecure: the server's certificate is not checked"))
+
+        // curl's -k --pinnedpubkey: the pin alone trusts the self-signed server (one pin is
+        // enough), and another pin is still refused (90).
+        let pinOnly = try await CLI.run(["request", "-k", "--pin", pin] + user + [base + "/basic/"])
+        #expect(pinOnly.status == 0, "\(pinOnly.stderr)")
+        #expect(pinOnly.stdout == aliceJSON)
+        #expect(
+            pinOnly.stderr
+                == "remote-auth: warning: --insecure with --pin: only the server's key is checked (no CA, host name or dates)\n"
+        )
+        let wrongPin = try await CLI.run(["request", "-k", "--pin", other, "--preemptive"] + user + [base + "/basic/"])
+        #expect(wrongPin.status == 90, "\(wrongPin.stderr)")
+        #expect(wrongPin.stdout == "")
     }
 
     @Test func badTLSInput() throws {
@@ -82,7 +95,7 @@ import Testing
             (["--pin", "sha1//AAAA", "--pin", "sha1//BBBB"], "remote-auth: bad --pin: unsupported pin hash 'sha1'"),
             (["--pin", "sha256//short=", "--pin", "sha256//other="], "remote-auth: bad --pin: "),
             (["--cacert", "/nonexistent.pem"], "remote-auth: unreadable CA bundle: cannot read '/nonexistent.pem'"),
-            (["--insecure", "--cacert", "/etc/hostname"], "remote-auth: --insecure contradicts --cacert and --pin"),
+            (["--insecure", "--cacert", "/etc/hostname"], "remote-auth: --insecure contradicts --cacert"),
             (["--cert", "/nonexistent.pem"], "remote-auth: unreadable client certificate"),
             (["--key", "/nonexistent.pem"], "remote-auth: missing option: --key needs --cert"),
         ]
