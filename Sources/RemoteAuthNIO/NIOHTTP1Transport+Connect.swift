@@ -21,6 +21,9 @@ extension NIOHTTP1Transport {
     {
         let remaining = deadline - .now()
         guard remaining > .zero else { throw timedOut(origin, nil) }
+        // curl's --connect-timeout: connecting and the TLS handshake together.
+        let connectTimeout = min(configuration.connectTimeout, remaining)
+        let connectDeadline = NIODeadline.now() + connectTimeout
         let rejection = NIOLockedValueBox<TrustRejection?>(nil)
         let policy = configuration.trust.policy(for: origin.host)
         let tlsContext = origin.scheme == "https" ? self.tlsContext : nil
@@ -32,7 +35,7 @@ extension NIOHTTP1Transport {
         let handshake: EventLoopFuture<Void>
         do {
             (channel, handler, handshake) = try await ClientBootstrap(group: group)
-                .connectTimeout(min(configuration.connectTimeout, remaining))
+                .connectTimeout(connectTimeout)
                 .connect(host: host, port: origin.port) { channel in
                     channel.eventLoop.makeCompletedFuture {
                         let handshake = channel.eventLoop.makePromise(of: Void.self)
@@ -67,7 +70,7 @@ extension NIOHTTP1Transport {
         }
 
         let expired = NIOLockedValueBox(false)
-        let timer = channel.eventLoop.scheduleTask(deadline: deadline) {
+        let timer = channel.eventLoop.scheduleTask(deadline: min(deadline, connectDeadline)) {
             expired.withLockedValue { $0 = true }
             channel.close(promise: nil)
         }
@@ -80,7 +83,14 @@ extension NIOHTTP1Transport {
             }
         } catch {
             try? await channel.close()
-            if expired.withLockedValue({ $0 }) { throw timedOut(origin, .handshake, underlying: error) }
+            if expired.withLockedValue({ $0 }) {
+                guard connectDeadline < deadline else { throw timedOut(origin, .handshake, underlying: error) }
+                throw TransportError(
+                    .timedOut,
+                    "connecting to \(origin) took longer than the connect timeout (\(connectTimeout)), TLS handshake included",
+                    underlying: error
+                )
+            }
             if let rejected = rejection.withLockedValue({ $0 }) { throw rejected }
             if error is CancellationError || Task.isCancelled { throw CancellationError() }
             throw TransportError(nio: error, origin: origin.description, fallback: .tlsHandshakeFailed)

@@ -40,8 +40,8 @@ public struct NIOHTTP1Transport: HTTPTransport {
         public var trust: ServerTrust
         /// The client certificate presented when a server asks for one (mutual TLS).
         public var clientIdentity: ClientIdentity?
-        /// The limit on connecting (resolving the name and the TCP connection; the TLS handshake
-        /// counts against ``timeout``), cut to what is left of ``timeout``.
+        /// The limit on connecting: resolving the name, the TCP connection and the TLS handshake
+        /// (as curl's `--connect-timeout`), cut to what is left of ``timeout``.
         public var connectTimeout: TimeAmount
         /// The deadline for one request, from asking for a connection to the last body byte: when
         /// it passes, the request's connection is closed, whatever phase the request is in, and

@@ -43,6 +43,27 @@ struct TransportCLITests {
         }
     }
 
+    /// --connect-timeout bounds the TLS handshake too on the NIO path (taken with -k, --cacert,
+    /// --pin or --cert): a server that accepts and never answers the ClientHello fails at the
+    /// connect timeout (1 s), not at --max-time (60 s), and the message says which limit.
+    @Test(arguments: [["-k"], ["-k", "--pin", "sha256//" + String(repeating: "A", count: 43) + "="]])
+    func connectTimeoutBoundsTheTLSHandshake(_ tls: [String]) async throws {
+        try await withEchoServer(silent: true) { server in
+            let result = try await CLI.run(
+                ["request", "-s", "-S", "--connect-timeout", "1", "--max-time", "60"] + tls
+                    + ["https://127.0.0.1:\(server.port)/"]
+            )
+            #expect(result.status == 28)
+            #expect(
+                result.stderr.hasPrefix(
+                    "remote-auth: request failed: connecting to https://127.0.0.1:\(server.port) took longer than the connect timeout"
+                ),
+                "\(result.stderr)"
+            )
+            #expect(result.stderr.contains("TLS handshake included"), "\(result.stderr)")
+        }
+    }
+
     @Test(arguments: [["--max-time", "0"], ["--connect-timeout", "0"], ["--max-time", "nan"]])
     func timeLimitsMustBePositive(_ arguments: [String]) throws {
         let result = try CLI.run(["request"] + arguments + ["http://127.0.0.1:1/"])
