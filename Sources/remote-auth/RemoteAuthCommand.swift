@@ -29,6 +29,16 @@ struct RemoteAuthCommand: AsyncParsableCommand {
         // blanked in the process list before anything else runs.
         let arguments = ShortOptions.normalize(Array(CommandLine.arguments.dropFirst()))
         SecretInput.scrubArguments()
+        // CommandLine.arguments replaced invalid UTF-8 with U+FFFD: a header value or URL sent
+        // that way would not be the one given. Refused rather than altered.
+        if let index = (1..<Int(CommandLine.argc)).first(where: { index in
+            CommandLine.unsafeArgv[index].map { String(validatingCString: $0) == nil } ?? false
+        }) {
+            Terminal.writeError(
+                "remote-auth: argument \(index) is not valid UTF-8: refusing it rather than sending U+FFFD in place of its bytes\n"
+            )
+            Self.exit(withError: ExitStatus.usage.exitCode)
+        }
         do {
             var command = try parseAsRoot(arguments)
             if var asyncCommand = command as? any AsyncParsableCommand {

@@ -218,3 +218,36 @@ import Testing
         )
     }
 }
+
+/// Issue 22: a URL with CR or LF is refused (curl refuses it), and an argument that is not
+/// UTF-8 (a header value) is refused rather than sent with U+FFFD in its place.
+@Suite struct AlteredInputCLITests {
+    @Test(arguments: ["http://127.0.0.1:9/a\r\nX-Injected: 1", "http://127.0.0.1:9/a\nb", "http://127.0.0.1:9/\u{7F}"])
+    func aURLWithAControlCharacterIsRefused(_ url: String) async throws {
+        let result = try await CLI.run(["request", url])
+        #expect(result.status == 2)
+        #expect(result.stderr.hasPrefix("remote-auth: invalid URL: the URL holds a control character (U+"), "\(result.stderr)")
+    }
+
+    @Test func aHeaderValueThatIsNotUTF8IsRefused() async throws {
+        // Process takes Strings; bash passes the bytes as they are.
+        let errors = FileManager.default.temporaryDirectory.appendingPathComponent("utf8-\(UUID().uuidString).err")
+        _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: errors) }
+        let handle = try FileHandle(forWritingTo: errors)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = [
+            "-c", #"exec "$0" request -H $'X-Bytes: \xff\xfe' http://127.0.0.1:9/"#, try CLI.binary().path,
+        ]
+        process.standardError = handle
+        process.standardOutput = FileHandle.nullDevice
+        try await CLI.launchAndWait(process)
+        try handle.close()
+        #expect(process.terminationStatus == 2)
+        #expect(
+            try String(contentsOf: errors, encoding: .utf8)
+                == "remote-auth: argument 3 is not valid UTF-8: refusing it rather than sending U+FFFD in place of its bytes\n"
+        )
+    }
+}

@@ -13,7 +13,15 @@ extension HTTPRequest {
     /// The scheme is lowercased; the authority and the path and query are kept exactly as
     /// written (a signature covers the path as sent, RFC 5849 §3.4.1.2). A fragment is dropped;
     /// user information (`user:password@`) is refused, as credentials never travel in URLs here.
+    /// A control character anywhere (CR, LF, NUL, …, DEL) is refused, as curl refuses it: no
+    /// valid URL holds one ([RFC 3986 §2](https://www.rfc-editor.org/rfc/rfc3986#section-2)), and
+    /// encoding it silently would send a request other than the one written.
     public init(method: Method, absoluteURL: String, headerFields: HTTPFields = [:]) throws {
+        if let control = absoluteURL.unicodeScalars.first(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+            throw RequestURLError(
+                "the URL holds a control character (U+\(String(control.value, radix: 16, uppercase: true).leftPadded(to: 4))): percent-encode it if it is meant"
+            )
+        }
         guard let colon = absoluteURL.firstIndex(of: ":"),
             absoluteURL[colon...].hasPrefix("://")
         else {
@@ -48,5 +56,11 @@ extension HTTPRequest {
     /// `scheme://authority/path?query` of this request.
     public var absoluteURL: String {
         (scheme ?? "") + "://" + (authority ?? "") + (path ?? "/")
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(to count: Int) -> String {
+        String(repeating: "0", count: Swift.max(0, count - self.count)) + self
     }
 }
