@@ -5,6 +5,7 @@ import Foundation
 /// one, never half of either.
 enum AtomicFile {
     static func write(_ data: Data, to path: String) throws {
+        try checkFolder(of: path)
         let url = URL(fileURLWithPath: path)
         let folder = url.deletingLastPathComponent()
         try FileManager.default.createDirectory(

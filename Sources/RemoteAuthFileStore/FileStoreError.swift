@@ -1,10 +1,18 @@
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Why a credential or token file could not be opened: a stable ``code`` and a ``reason`` that
 /// names the file and never holds a secret.
 public struct FileStoreError: Error, Hashable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
-        private enum Base: String, Sendable { case corruptFile, permissionsTooOpen, unreadable, lockTimeout }
+        private enum Base: String, Sendable {
+            case corruptFile, permissionsTooOpen, unreadable, lockTimeout, unsafeLocation
+        }
         private let base: Base
         /// The file is not the JSON the store writes (truncated, edited by hand, another format).
         public static let corruptFile = Code(base: .corruptFile)
@@ -17,6 +25,11 @@ public struct FileStoreError: Error, Hashable, CustomStringConvertible {
         /// store object) for longer than the store's `lockTimeout`: a refresh that hangs, or a
         /// process stopped while holding it.
         public static let lockTimeout = Code(base: .lockTimeout)
+        /// The file, or the folder it is in, is not a safe place for secrets: the file is a
+        /// symbolic link (not followed) or not a regular file, or belongs to another user; the
+        /// folder is writable by group or others (who could replace the file), as ssh's
+        /// `StrictModes` refuses.
+        public static let unsafeLocation = Code(base: .unsafeLocation)
         public var description: String { base.rawValue }
     }
 
@@ -44,16 +57,40 @@ public struct FileStoreError: Error, Hashable, CustomStringConvertible {
 }
 
 extension AtomicFile {
-    /// The bytes of the secrets file at `path`, or `nil` when it does not exist. A file that
-    /// group or others can access is refused before it is read.
+    /// The bytes of the secrets file at `path`, or `nil` when it does not exist. Refused before
+    /// it is read: a folder that group or others can write (``checkFolder(of:)``), a symbolic
+    /// link (not followed), anything but a regular file, a file of another user, and a file that
+    /// group or others can access.
     static func readPrivate(_ path: String) throws -> Data? {
+        try checkFolder(of: path)
         var info = stat()
-        guard stat(path, &info) == 0 else {
+        guard lstat(path, &info) == 0 else {
             if errno == ENOENT { return nil }
             throw FileStoreError(
                 .unreadable,
                 path: path,
                 reason: "cannot read \(path): \(String(cString: strerror(errno)))"
+            )
+        }
+        let kind = info.st_mode & S_IFMT
+        if kind == S_IFLNK {
+            throw FileStoreError(
+                .unsafeLocation,
+                path: path,
+                reason: "\(path) is a symbolic link: a file of secrets is not read through a link (its target could be anyone's); put the file itself there"
+            )
+        }
+        if kind == S_IFDIR {
+            throw FileStoreError(.unsafeLocation, path: path, reason: "\(path) is a directory, not the store's file")
+        }
+        guard kind == S_IFREG else {
+            throw FileStoreError(.unsafeLocation, path: path, reason: "\(path) is not a regular file")
+        }
+        if info.st_uid != geteuid() {
+            throw FileStoreError(
+                .unsafeLocation,
+                path: path,
+                reason: "\(path) belongs to user \(info.st_uid), not to this user (\(geteuid()))"
             )
         }
         let mode = Int(info.st_mode) & 0o777
@@ -65,10 +102,38 @@ extension AtomicFile {
                 mode: mode
             )
         }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw FileStoreError(.unreadable, path: path, reason: "cannot read \(path)")
+        // O_NOFOLLOW: a link swapped in since the check is not followed either.
+        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw FileStoreError(
+                .unreadable,
+                path: path,
+                reason: "cannot read \(path): \(String(cString: strerror(errno)))"
+            )
         }
-        return data
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        do {
+            return try handle.readToEnd() ?? Data()
+        } catch {
+            throw FileStoreError(.unreadable, path: path, reason: "cannot read \(path): \(error.localizedDescription)")
+        }
+    }
+
+    /// Refuses a folder that group or others can write (without the sticky bit): whoever can
+    /// write there can replace the file of secrets, as ssh's `StrictModes` says of `~/.ssh`. A
+    /// folder that does not exist yet is fine (it is created 0700).
+    static func checkFolder(of path: String) throws {
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        var info = stat()
+        guard stat(folder, &info) == 0 else { return }
+        let mode = Int(info.st_mode) & 0o7777
+        if mode & 0o022 != 0, mode & 0o1000 == 0 {
+            throw FileStoreError(
+                .unsafeLocation,
+                path: path,
+                reason: "the folder \(folder) is writable by group or others (mode \(String(mode & 0o777, radix: 8))), who could replace \(URL(fileURLWithPath: path).lastPathComponent): run 'chmod go-w \(folder)'"
+            )
+        }
     }
 
     /// `T` decoded from the JSON in `data`, a decoding failure reported as a corrupt `path`.

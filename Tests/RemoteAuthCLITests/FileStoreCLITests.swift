@@ -68,3 +68,62 @@ import Testing
         #expect(fixed.stderr == "")
     }
 }
+
+/// Issue 22: where the token file lives must be safe for secrets, and each refusal says what is
+/// wrong in its own words.
+@Suite(.timeLimit(.minutes(2))) struct FileStoreLocationCLITests {
+    func home(mode: Int = 0o700) throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("file-store-loc-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: path)
+        return path
+    }
+
+    func list(_ home: String) async throws -> CLIResult {
+        try await CLI.run(["profiles", "list"], environment: ["REMOTE_AUTH_HOME": home])
+    }
+
+    @Test(arguments: [0o777, 0o770, 0o722])
+    func aFolderOthersCanWriteIsRefused(_ mode: Int) async throws {
+        let home = try home(mode: mode)
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let result = try await list(home)
+        #expect(result.status == 2)
+        #expect(
+            result.stderr
+                == "remote-auth: the folder \(home) is writable by group or others (mode \(String(mode, radix: 8))), who could replace tokens.json: run 'chmod go-w \(home)'\n"
+        )
+    }
+
+    @Test func aSymbolicLinkIsNotFollowed() async throws {
+        let home = try home()
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let target = home + "/elsewhere.json"
+        _ = FileManager.default.createFile(atPath: target, contents: Data("{}".utf8), attributes: [.posixPermissions: 0o644])
+        try FileManager.default.createSymbolicLink(atPath: home + "/tokens.json", withDestinationPath: target)
+        let result = try await list(home)
+        #expect(result.status == 2)
+        #expect(
+            result.stderr
+                == "remote-auth: \(home)/tokens.json is a symbolic link: a file of secrets is not read through a link (its target could be anyone's); put the file itself there\n"
+        )
+        #expect(!result.stderr.contains("chmod"))
+        // The target was not touched.
+        let mode = try FileManager.default.attributesOfItem(atPath: target)[.posixPermissions] as? NSNumber
+        #expect(mode?.intValue == 0o644)
+    }
+
+    @Test func aDirectoryOrAFIFOInItsPlaceIsNamed() async throws {
+        let home = try home()
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        try FileManager.default.createDirectory(atPath: home + "/tokens.json", withIntermediateDirectories: false)
+        let directory = try await list(home)
+        #expect(directory.status == 2)
+        #expect(directory.stderr == "remote-auth: \(home)/tokens.json is a directory, not the store's file\n")
+        try FileManager.default.removeItem(atPath: home + "/tokens.json")
+        #expect(mkfifo(home + "/tokens.json", 0o600) == 0)
+        let fifo = try await list(home)
+        #expect(fifo.status == 2)
+        #expect(fifo.stderr == "remote-auth: \(home)/tokens.json is not a regular file\n")
+    }
+}
