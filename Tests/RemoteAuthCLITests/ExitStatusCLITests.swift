@@ -73,6 +73,21 @@ import Testing
         )
     }
 
+    /// A timeout in a command without --max-time (here authorize's discovery, at the transport's
+    /// 30 s) names no option the command does not have.
+    @Test func aTimeoutHintNamesOnlyOptionsTheCommandHas() async throws {
+        try await withEchoServer(silent: true) { server in
+            let result = try await CLI.run(
+                ["authorize", "oauth2", "--profile", "p", "--issuer", server.base, "--client-id", "c", "--no-browser"],
+                environment: ["REMOTE_AUTH_HOME": OAuth2CLITests.home()]
+            )
+            #expect(result.status == 28, "\(result.stderr)")
+            #expect(result.stderr.hasPrefix("remote-auth: sign-in failed: "), "\(result.stderr)")
+            #expect(!result.stderr.contains("--max-time"), "\(result.stderr)")
+            #expect(!result.stderr.contains("--connect-timeout"), "\(result.stderr)")
+        }
+    }
+
     @Test func aRelativeIssuerIsBadInput() async throws {
         let result = try await CLI.run(
             ["authorize", "oauth2", "--profile", "p", "--issuer", "/relative", "--client-id", "c", "--no-browser"],

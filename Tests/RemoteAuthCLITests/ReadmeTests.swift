@@ -251,3 +251,57 @@ struct ReadmeExample: Sendable, CustomTestStringConvertible {
         #expect(throws: ReadmeExample.ParseError.self) { try ReadmeExample.shellWords("remote-auth 'open") }
     }
 }
+
+/// Issue 22: the README's sandbox blocks can be followed top to bottom in one shell. Each block
+/// that starts a sandbox in the background uses a port no other block uses and stops it with
+/// `kill %1` (in its own block, or in the next one, which uses it); no profile is created by
+/// `authorize` in two blocks.
+@Suite struct ReadmeSectionsTests {
+    @Test func sandboxBlocksDoNotCollide() throws {
+        let readme = try ReadmeExample.readme()
+        var blocks: [[String]] = []
+        var current: [String]?
+        for line in readme.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
+            if line == "```sh" {
+                current = []
+            } else if line == "```", let block = current {
+                // Continuation lines joined: a command is one line.
+                var joined: [String] = []
+                var pending = ""
+                for part in block {
+                    if part.hasSuffix("\\") {
+                        pending += part.dropLast() + " "
+                    } else {
+                        joined.append(pending + part)
+                        pending = ""
+                    }
+                }
+                blocks.append(joined)
+                current = nil
+            } else {
+                current?.append(line)
+            }
+        }
+        var ports: [String: Int] = [:]
+        var profiles: [String: Int] = [:]
+        var running = false
+        for (index, block) in blocks.enumerated() {
+            for line in block where line.contains("remote-auth authorize") || line.contains("--profile") {
+                guard line.contains("authorize"), let range = line.range(of: "--profile ") else { continue }
+                let name = String(line[range.upperBound...].prefix { $0 != " " })
+                #expect(profiles[name] == nil, "profile '\(name)' is created in blocks \(profiles[name] ?? -1) and \(index)")
+                profiles[name] = index
+            }
+            for line in block where line.contains("remote-auth sandbox --port") && line.contains(" &") {
+                #expect(!running, "block \(index) starts a sandbox while the last one runs")
+                let port = String(line.split(separator: " ").drop { $0 != "--port" }.dropFirst().first ?? "")
+                #expect(ports[port] == nil, "port \(port) is used by blocks \(ports[port] ?? -1) and \(index)")
+                ports[port] = index
+                running = true
+            }
+            if block.contains(where: { $0.hasPrefix("kill %1") }) { running = false }
+        }
+        #expect(!running, "the last sandbox is never stopped")
+        #expect(ports.count >= 8)
+    }
+}

@@ -45,8 +45,9 @@ import RemoteAuth
                 Fuzz.require(!response.code.isEmpty, "an empty code accepted")
                 // Neither the query nor the fragment holds an access_token.
                 let halves = url.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)
-                let query = halves[0].split(separator: "?", maxSplits: 1).dropFirst().first ?? ""
-                for encoded in [query, halves.dropFirst().first ?? ""] {
+                let query: Substring = halves[0].split(separator: "?", maxSplits: 1).dropFirst().first ?? ""
+                let fragment: Substring = halves.count > 1 ? halves[1] : ""
+                for encoded: Substring in [query, fragment] {
                     let names = (try? FormURLEncoding.decode(encoded))?.map(\.name) ?? []
                     Fuzz.require(!names.contains("access_token"), "a code flow's redirect with an access_token accepted")
                 }
