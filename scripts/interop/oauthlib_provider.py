@@ -445,8 +445,9 @@ def check_saved(profile, label):
 def sign_in_loopback():
     label = "authorize (loopback callback)"
     command = Command([*authorize_args("loopback"), "--no-browser", "--timeout", str(TIMEOUT)])
-    match = command.line_matching(r"^Open this URL in a browser: (\S+)$")
-    if not check(match is not None, f"{label}: no 'Open this URL in a browser: URL' line; {command.describe()}"):
+    # As for OAuth 2: "Open this URL in a browser:" on stderr, the URL alone on a stdout line.
+    match = command.line_matching(r"^(https?://\S+/authorize\?\S+)$")
+    if not check(match is not None, f"{label}: no authorization URL line on stdout; {command.describe()}"):
         command.wait()
         return
     url = match.group(1)
@@ -482,8 +483,8 @@ def sign_in_loopback():
 def sign_in_pin():
     label = "authorize --pin"
     command = Command([*authorize_args("pin"), "--pin"], stdin=subprocess.PIPE)
-    match = command.line_matching(r"^Open this URL in a browser, authorize, then type the PIN: (\S+)$")
-    if not check(match is not None, f"{label}: no '... type the PIN: URL' line; {command.describe()}"):
+    match = command.line_matching(r"^(https?://\S+/authorize\?\S+)$")
+    if not check(match is not None, f"{label}: no authorization URL line on stdout; {command.describe()}"):
         command.process.kill()
         command.wait()
         return
