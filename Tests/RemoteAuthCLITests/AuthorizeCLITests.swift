@@ -10,8 +10,8 @@ import Testing
 /// oauth1 --no-browser` in another, the consent given over HTTP as a browser would, then
 /// `remote-auth request --profile` and `remote-auth profiles`.
 @Suite(.timeLimit(.minutes(5))) struct AuthorizeCLITests {
-    @Test func demoPassesEveryStep() throws {
-        let result = try CLI.run(["demo"])
+    @Test func demoPassesEveryStep() async throws {
+        let result = try await CLI.run(["demo"])
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         let lines = result.stdout.split(separator: "\n").map(String.init)
         #expect(lines.last == "demo: 16 passed, 0 failed")

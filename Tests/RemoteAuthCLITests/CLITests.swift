@@ -36,20 +36,6 @@ enum CLI {
         return try prepared.result()
     }
 
-    /// The same for synchronous tests (blocking is all a synchronous caller can do).
-    @available(*, noasync, message: "use the async run, which does not block a cooperative thread")
-    static func run(
-        _ arguments: [String],
-        environment: [String: String] = [:],
-        stdin: String? = nil
-    ) throws -> CLIResult {
-        let prepared = try Prepared(arguments, environment: environment, stdin: stdin)
-        defer { prepared.remove() }
-        try prepared.process.run()
-        prepared.process.waitUntilExit()
-        return try prepared.result()
-    }
-
     /// Starts `process` and resumes when it has exited; the wait is a termination handler, so no
     /// thread blocks.
     static func launchAndWait(_ process: Process) async throws {
@@ -143,8 +129,8 @@ let twitterArguments = [
 
 @Suite(.timeLimit(.minutes(5))) struct SignOAuth1CLITests {
     /// The Twitter documentation's header, byte for byte.
-    @Test func twitterHeader() throws {
-        let result = try CLI.run(twitterArguments)
+    @Test func twitterHeader() async throws {
+        let result = try await CLI.run(twitterArguments)
         #expect(result.status == 0)
         #expect(result.stderr == "")
         #expect(
@@ -153,30 +139,30 @@ let twitterArguments = [
         )
     }
 
-    @Test func printChoices() throws {
-        #expect(try CLI.run(twitterArguments + ["--print", "signature"]).stdout == "hCtSmYh+iHYCEqBWrE7C7hYmtUk=\n")
+    @Test func printChoices() async throws {
+        #expect(try await CLI.run(twitterArguments + ["--print", "signature"]).stdout == "hCtSmYh+iHYCEqBWrE7C7hYmtUk=\n")
         #expect(
-            try CLI.run(twitterArguments + ["--print", "base-string"]).stdout
+            try await CLI.run(twitterArguments + ["--print", "base-string"]).stdout
                 == "POST&https%3A%2F%2Fapi.twitter.com%2F1.1%2Fstatuses%2Fupdate.json&include_entities%3Dtrue%26oauth_consumer_key%3Dxvz1evFS4wEEPTGEFPHBog%26oauth_nonce%3DkYjzVBB8Y0ZFabxSWbWovY3uYSQ2pTgmZeNu2VS4cg%26oauth_signature_method%3DHMAC-SHA1%26oauth_timestamp%3D1318622958%26oauth_token%3D370773112-GmHxMAgYyLbNEtIKZeRNFsMKPR9EyMZeS9weJAEb%26oauth_version%3D1.0%26status%3DHello%2520Ladies%2520%252B%2520Gentlemen%252C%2520a%2520signed%2520OAuth%2520request%2521\n"
         )
         #expect(
-            try CLI.run(twitterArguments + ["--print", "url", "--placement", "query"]).stdout
+            try await CLI.run(twitterArguments + ["--print", "url", "--placement", "query"]).stdout
                 == "https://api.twitter.com/1.1/statuses/update.json?include_entities=true&oauth_consumer_key=xvz1evFS4wEEPTGEFPHBog&oauth_nonce=kYjzVBB8Y0ZFabxSWbWovY3uYSQ2pTgmZeNu2VS4cg&oauth_signature=hCtSmYh%2BiHYCEqBWrE7C7hYmtUk%3D&oauth_signature_method=HMAC-SHA1&oauth_timestamp=1318622958&oauth_token=370773112-GmHxMAgYyLbNEtIKZeRNFsMKPR9EyMZeS9weJAEb&oauth_version=1.0\n"
         )
         #expect(
-            try CLI.run(twitterArguments + ["--print", "url"]).stdout
+            try await CLI.run(twitterArguments + ["--print", "url"]).stdout
                 == "https://api.twitter.com/1.1/statuses/update.json?include_entities=true\n"
         )
     }
 
     /// Secrets from the environment sign the same.
-    @Test func secretsFromEnvironment() throws {
+    @Test func secretsFromEnvironment() async throws {
         var arguments = twitterArguments
         for option in ["--consumer-secret", "--token-secret"] {
             let index = arguments.firstIndex(of: option)!
             arguments.removeSubrange(index...(index + 1))
         }
-        let result = try CLI.run(
+        let result = try await CLI.run(
             arguments + ["--print", "signature"],
             environment: [
                 "REMOTE_AUTH_CONSUMER_SECRET": "kAcSOqF21Fu85e7zjz7ZN2U4ZRhfV3WpwPAoE3Z7kBw",
@@ -187,8 +173,8 @@ let twitterArguments = [
     }
 
     /// RFC 5849 §1.2's temporary-credential request, with realm, callback and no version.
-    @Test func rfcInitiateRequest() throws {
-        let result = try CLI.run([
+    @Test func rfcInitiateRequest() async throws {
+        let result = try await CLI.run([
             "sign", "oauth1", "POST", "https://photos.example.net/initiate", "--consumer-key", "dpf43f3p2l4k3l03",
             "--consumer-secret", "kd94hf93k423kf44", "--nonce", "wIjqoS", "--timestamp", "137131200", "--realm",
             "Photos",
@@ -200,14 +186,14 @@ let twitterArguments = [
         )
     }
 
-    @Test func plaintextAndRSA() throws {
-        let plaintext = try CLI.run([
+    @Test func plaintextAndRSA() async throws {
+        let plaintext = try await CLI.run([
             "sign", "oauth1", "POST", "https://server.example.com/request_temp_credentials", "--consumer-key",
             "jd83jd92dhsh93js",
             "--consumer-secret", "ja893SD9", "--signature-method", "PLAINTEXT", "--print", "signature",
         ])
         #expect(plaintext.stdout == "ja893SD9&\n")
-        let noBase = try CLI.run([
+        let noBase = try await CLI.run([
             "sign", "oauth1", "GET", "https://example.com/", "--consumer-key", "k", "--consumer-secret", "s",
             "--signature-method", "PLAINTEXT", "--print", "base-string",
         ])
@@ -221,7 +207,7 @@ let twitterArguments = [
             as! [[String: Any]]
         let rsa = vectors.first { $0["name"] as? String == "oauth_net_testcases_rsa_sha1" }!
         let keyFile = try CLI.temporaryFile(rsa["rsa_private_key_pem"] as! String)
-        let result = try CLI.run([
+        let result = try await CLI.run([
             "sign", "oauth1", "GET", rsa["url"] as! String, "--consumer-key", rsa["consumer_key"] as! String,
             "--nonce", rsa["nonce"] as! String, "--timestamp", rsa["timestamp"] as! String,
             "--signature-method", "RSA-SHA1", "--private-key", keyFile, "--print", "signature",
@@ -240,8 +226,8 @@ let twitterArguments = [
         (["-d", "novalue"], "remote-auth: invalid -d"),
         (["--placement", "sideways"], "remote-auth: "),
     ])
-    func badInput(extra: [String], prefix: String) throws {
-        let result = try CLI.run(
+    func badInput(extra: [String], prefix: String) async throws {
+        let result = try await CLI.run(
             [
                 "sign", "oauth1", "GET", "https://example.com/", "--consumer-key", "k", "--consumer-secret",
                 "sekrit-value",
@@ -253,18 +239,18 @@ let twitterArguments = [
         #expect(!result.stderr.contains("sekrit-value"))
     }
 
-    @Test func badKeyFileAndMissingSecret() throws {
+    @Test func badKeyFileAndMissingSecret() async throws {
         let keyFile = try CLI.temporaryFile("not a key")
-        let result = try CLI.run([
+        let result = try await CLI.run([
             "sign", "oauth1", "GET", "https://example.com/", "--consumer-key", "k", "--signature-method", "RSA-SHA1",
             "--private-key", keyFile,
         ])
         #expect(result.status == 2)
         #expect(result.stderr.hasPrefix("remote-auth: unreadable key"))
-        let missing = try CLI.run(["sign", "oauth1", "GET", "https://example.com/", "--consumer-key", "k"])
+        let missing = try await CLI.run(["sign", "oauth1", "GET", "https://example.com/", "--consumer-key", "k"])
         #expect(missing.status == 2)
         #expect(missing.stderr.hasPrefix("remote-auth: missing secret"))
-        let badURL = try CLI.run([
+        let badURL = try await CLI.run([
             "sign", "oauth1", "GET", "example.com/", "--consumer-key", "k", "--consumer-secret", "s",
         ])
         #expect(badURL.status == 2)

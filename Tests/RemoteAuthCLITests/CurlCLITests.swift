@@ -189,14 +189,14 @@ import Testing
     }
 
     /// A malformed -H is not echoed back: it often carries a token.
-    @Test func malformedHeaderIsNotEchoed() throws {
-        let result = try CLI.run(["request", "-H", "Bearer sekrit-token", "-H", "X: 1", "http://127.0.0.1:1/"])
+    @Test func malformedHeaderIsNotEchoed() async throws {
+        let result = try await CLI.run(["request", "-H", "Bearer sekrit-token", "-H", "X: 1", "http://127.0.0.1:1/"])
         #expect(result.status == 2)
         #expect(
             result.stderr
                 == "remote-auth: invalid -H (the 1st one): expected 'Name: value' (not shown: it may hold a credential)\n"
         )
-        let second = try CLI.run([
+        let second = try await CLI.run([
             "request", "-H", "X: 1", "--header", "Authorization Bearer sekrit", "http://127.0.0.1:1/",
         ])
         #expect(
@@ -206,11 +206,11 @@ import Testing
     }
 
     /// No "did you mean" that points at an unrelated option.
-    @Test func unknownOptionsGetNoNonsenseSuggestion() throws {
-        let result = try CLI.run(["request", "--xml", "x", "http://127.0.0.1:1/"])
+    @Test func unknownOptionsGetNoNonsenseSuggestion() async throws {
+        let result = try await CLI.run(["request", "--xml", "x", "http://127.0.0.1:1/"])
         #expect(result.status == 2)
         #expect(result.stderr.hasPrefix("remote-auth: Error: Unknown option '--xml'\n"), "\(result.stderr)")
-        let typo = try CLI.run(["request", "--jsno", "{}", "http://127.0.0.1:1/"])
+        let typo = try await CLI.run(["request", "--jsno", "{}", "http://127.0.0.1:1/"])
         #expect(typo.status == 2)
         #expect(
             typo.stderr.hasPrefix("remote-auth: Error: Unknown option '--jsno'. Did you mean '--json'?\n"),

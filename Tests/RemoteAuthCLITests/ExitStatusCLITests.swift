@@ -11,24 +11,24 @@ import Testing
         ["authorize", "oauth1"], ["authorize", "reverse-auth"], ["profiles"], ["profiles", "list"],
         ["profiles", "show"], ["profiles", "remove"], ["profiles", "path"], ["demo"], ["sandbox"],
     ])
-    func everyHelpShowsTheTable(_ command: [String]) throws {
-        let result = try CLI.run(command + ["--help"])
+    func everyHelpShowsTheTable(_ command: [String]) async throws {
+        let result = try await CLI.run(command + ["--help"])
         #expect(result.status == 0)
         let words = result.stdout.split(whereSeparator: { $0 == " " || $0 == "\n" }).joined(separator: " ")
         #expect(words.contains(Self.table), "\(command)")
     }
 
-    @Test func usageErrorsExitTwo() throws {
+    @Test func usageErrorsExitTwo() async throws {
         for arguments in [["request"], ["request", "--nope", "http://x/"], ["nope"], ["sign", "basic"]] {
-            let result = try CLI.run(arguments)
+            let result = try await CLI.run(arguments)
             #expect(result.status == 2, "\(arguments)")
             #expect(result.stdout == "", "\(arguments)")
             #expect(result.stderr.hasPrefix("remote-auth: "), "\(arguments)")
         }
     }
 
-    @Test func authorizeNamesTransportFailures() throws {
-        let result = try CLI.run(
+    @Test func authorizeNamesTransportFailures() async throws {
+        let result = try await CLI.run(
             [
                 "authorize", "oauth1", "--profile", "p", "--consumer-key", "k", "--consumer-secret", "s",
                 "--request-token-url", "http://127.0.0.1:1/rt", "--authorize-url", "http://127.0.0.1:1/a",

@@ -9,21 +9,21 @@ import Testing
         return path
     }
 
-    @Test func profilesPath() throws {
-        let result = try CLI.run(["profiles", "path"], environment: ["REMOTE_AUTH_HOME": "/srv/ra"])
+    @Test func profilesPath() async throws {
+        let result = try await CLI.run(["profiles", "path"], environment: ["REMOTE_AUTH_HOME": "/srv/ra"])
         #expect(result.status == 0)
         #expect(result.stderr == "")
         #expect(result.stdout == "/srv/ra/tokens.json\n")
-        let xdg = try CLI.run(["profiles", "path"], environment: ["REMOTE_AUTH_HOME": "", "XDG_CONFIG_HOME": "/cfg"])
+        let xdg = try await CLI.run(["profiles", "path"], environment: ["REMOTE_AUTH_HOME": "", "XDG_CONFIG_HOME": "/cfg"])
         #expect(xdg.stdout == "/cfg/remote-auth/tokens.json\n")
-        let fallback = try CLI.run(
+        let fallback = try await CLI.run(
             ["profiles", "path"],
             environment: ["REMOTE_AUTH_HOME": "", "XDG_CONFIG_HOME": "", "HOME": "/home/x"]
         )
         #expect(fallback.stdout == "/home/x/.config/remote-auth/tokens.json\n")
     }
 
-    @Test func corruptFileNamesTheFileAndTheRemedy() throws {
+    @Test func corruptFileNamesTheFileAndTheRemedy() async throws {
         let home = try home()
         defer { try? FileManager.default.removeItem(atPath: home) }
         let file = home + "/tokens.json"
@@ -32,7 +32,7 @@ import Testing
             contents: Data("{ not json".utf8),
             attributes: [.posixPermissions: 0o600]
         )
-        let result = try CLI.run(["profiles", "list"], environment: ["REMOTE_AUTH_HOME": home])
+        let result = try await CLI.run(["profiles", "list"], environment: ["REMOTE_AUTH_HOME": home])
         #expect(result.status == 2)
         #expect(result.stdout == "")
         #expect(
@@ -40,13 +40,13 @@ import Testing
                 == "remote-auth: \(file) is not a valid store: not JSON: repair it, or move it aside ('mv \(file) \(file).bad') and sign in again\n"
         )
         try Data("[{\"key\": {}}]".utf8).write(to: URL(fileURLWithPath: file))
-        let shape = try CLI.run(["profiles", "show", "x"], environment: ["REMOTE_AUTH_HOME": home])
+        let shape = try await CLI.run(["profiles", "show", "x"], environment: ["REMOTE_AUTH_HOME": home])
         #expect(shape.status == 2)
         #expect(shape.stderr.hasPrefix("remote-auth: \(file) is not a valid store: no '"), "\(shape.stderr)")
     }
 
     @Test(arguments: [0o644, 0o640, 0o604, 0o660])
-    func fileOpenToOthersIsRefused(mode: Int) throws {
+    func fileOpenToOthersIsRefused(mode: Int) async throws {
         let home = try home()
         defer { try? FileManager.default.removeItem(atPath: home) }
         let file = home + "/tokens.json"
@@ -55,14 +55,14 @@ import Testing
             contents: Data("[]".utf8),
             attributes: [.posixPermissions: mode]
         )
-        let result = try CLI.run(["profiles", "list"], environment: ["REMOTE_AUTH_HOME": home])
+        let result = try await CLI.run(["profiles", "list"], environment: ["REMOTE_AUTH_HOME": home])
         #expect(result.status == 2)
         #expect(
             result.stderr
                 == "remote-auth: \(file) holds secrets but has mode \(String(mode, radix: 8)), open to group or others: run 'chmod 600 \(file)'\n"
         )
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file)
-        let fixed = try CLI.run(["profiles", "list"], environment: ["REMOTE_AUTH_HOME": home])
+        let fixed = try await CLI.run(["profiles", "list"], environment: ["REMOTE_AUTH_HOME": home])
         #expect(fixed.status == 0)
         #expect(fixed.stdout == "")
         #expect(fixed.stderr == "")

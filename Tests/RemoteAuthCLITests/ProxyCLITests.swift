@@ -65,7 +65,7 @@ import Testing
         }
     }
 
-    @Test func badProxyInput() throws {
+    @Test func badProxyInput() async throws {
         let cases: [([String], [String: String], String)] = [
             (
                 ["--proxy", "socks5://127.0.0.1:1"], [:],
@@ -82,7 +82,7 @@ import Testing
             ),
         ]
         for (arguments, environment, message) in cases {
-            let result = try CLI.run(["request"] + arguments + ["http://127.0.0.1:1/"], environment: environment)
+            let result = try await CLI.run(["request"] + arguments + ["http://127.0.0.1:1/"], environment: environment)
             #expect(result.status == 2, "\(arguments)")
             #expect(result.stdout == "")
             #expect(result.stderr.hasPrefix(message.replacingOccurrences(of: "\n", with: "")), "\(result.stderr)")

@@ -146,8 +146,8 @@ func withSandboxProcess<T>(_ body: (String) async throws -> T) async throws -> T
     }
 
     /// Plain http to a host that is not loopback: refused before any connection.
-    @Test func plainHTTPNeedsOptIn() throws {
-        let result = try CLI.run(["request", "--user", "alice:wonderland", "http://example.invalid/"])
+    @Test func plainHTTPNeedsOptIn() async throws {
+        let result = try await CLI.run(["request", "--user", "alice:wonderland", "http://example.invalid/"])
         #expect(result.stdout == "")
         #expect(
             result.stderr
@@ -156,14 +156,14 @@ func withSandboxProcess<T>(_ body: (String) async throws -> T) async throws -> T
         #expect(result.status == 2)
     }
 
-    @Test func badInput() throws {
-        let header = try CLI.run(["request", "-H", "no colon", "http://127.0.0.1:9/"])
+    @Test func badInput() async throws {
+        let header = try await CLI.run(["request", "-H", "no colon", "http://127.0.0.1:9/"])
         #expect(
             header.stderr
                 == "remote-auth: invalid -H (the 1st one): expected 'Name: value' (not shown: it may hold a credential)\n"
         )
         #expect(header.status == 2)
-        let url = try CLI.run(["request", "example.org"])
+        let url = try await CLI.run(["request", "example.org"])
         #expect(
             url.stderr
                 == "remote-auth: invalid URL: 'example.org' is not an absolute URL (expected scheme://host/path)\n"

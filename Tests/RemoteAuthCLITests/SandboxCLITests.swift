@@ -42,8 +42,8 @@ import Testing
         try handle.close()
     }
 
-    @Test func refusesNonLoopbackHost() throws {
-        let result = try CLI.run(["sandbox", "--host", "0.0.0.0", "--port", "0"])
+    @Test func refusesNonLoopbackHost() async throws {
+        let result = try await CLI.run(["sandbox", "--host", "0.0.0.0", "--port", "0"])
         #expect(result.status == 2)
         #expect(result.stderr.hasPrefix("remote-auth: refusing to listen on '0.0.0.0'"))
     }

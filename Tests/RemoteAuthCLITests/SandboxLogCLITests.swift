@@ -96,9 +96,9 @@ import Testing
 
     /// A `--state` in a directory that does not exist (or cannot be written) fails at start-up,
     /// not with a 500 on the first token.
-    @Test func unwritableStateFailsAtStart() throws {
+    @Test func unwritableStateFailsAtStart() async throws {
         let path = "/nonexistent-\(UUID().uuidString)/state.json"
-        let result = try CLI.run(["sandbox", "--port", "0", "--state", path])
+        let result = try await CLI.run(["sandbox", "--port", "0", "--state", path])
         #expect(result.status == 2)
         #expect(result.stdout == "")
         #expect(
@@ -108,11 +108,11 @@ import Testing
     }
 
     /// A directory given as `--state` cannot be replaced by a file.
-    @Test func directoryAsStateFailsAtStart() throws {
+    @Test func directoryAsStateFailsAtStart() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("state-dir-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let result = try CLI.run(["sandbox", "--port", "0", "--state", directory.path])
+        let result = try await CLI.run(["sandbox", "--port", "0", "--state", directory.path])
         #expect(result.status == 2)
         #expect(result.stderr.hasPrefix("remote-auth: cannot start the sandbox: the state file '\(directory.path)'"))
     }

@@ -128,8 +128,8 @@ private func exchange(_ request: HTTPRequest, body: [UInt8]?, client: HTTPClient
         )
     }
 
-    @Test func unreadableCertificate() throws {
-        let result = try CLI.run(["sandbox", "--port", "0", "--cert", "/nonexistent.pem", "--key", "/nonexistent.key"])
+    @Test func unreadableCertificate() async throws {
+        let result = try await CLI.run(["sandbox", "--port", "0", "--cert", "/nonexistent.pem", "--key", "/nonexistent.key"])
         #expect(result.status == 2)
         #expect(result.stderr.hasPrefix("remote-auth: unreadable certificate"))
     }

@@ -14,15 +14,15 @@ import Testing
         return arguments + ["--print", "signature"]
     }
 
-    @Test func secretFromStandardInput() throws {
-        let result = try CLI.run(
+    @Test func secretFromStandardInput() async throws {
+        let result = try await CLI.run(
             twitter(consumerSecret: "-"),
             stdin: "kAcSOqF21Fu85e7zjz7ZN2U4ZRhfV3WpwPAoE3Z7kBw\n"
         )
         #expect(result.status == 0)
         #expect(result.stderr == "")
         #expect(result.stdout == twitterSignature)
-        let empty = try CLI.run(twitter(consumerSecret: "-"))
+        let empty = try await CLI.run(twitter(consumerSecret: "-"))
         #expect(empty.status == 2)
         #expect(
             empty.stderr
@@ -32,37 +32,37 @@ import Testing
 
     /// A secret that begins with '-' is a value, not an option; the same signature as from the
     /// environment.
-    @Test func secretBeginningWithDash() throws {
-        let dashed = try CLI.run(twitter(consumerSecret: "-abc"))
+    @Test func secretBeginningWithDash() async throws {
+        let dashed = try await CLI.run(twitter(consumerSecret: "-abc"))
         #expect(dashed.status == 0)
         #expect(dashed.stderr == "")
         var arguments = twitter(consumerSecret: "x")
         let index = arguments.firstIndex(of: "--consumer-secret")!
         arguments.removeSubrange(index...(index + 1))
-        let fromEnvironment = try CLI.run(arguments, environment: ["REMOTE_AUTH_CONSUMER_SECRET": "-abc"])
+        let fromEnvironment = try await CLI.run(arguments, environment: ["REMOTE_AUTH_CONSUMER_SECRET": "-abc"])
         #expect(fromEnvironment.status == 0)
         #expect(dashed.stdout == fromEnvironment.stdout)
         #expect(dashed.stdout != twitterSignature)
 
-        let basic = try CLI.run(["sign", "basic", "--username", "alice", "--password", "-x"])
+        let basic = try await CLI.run(["sign", "basic", "--username", "alice", "--password", "-x"])
         #expect(basic.status == 0)
         #expect(basic.stdout == "Basic YWxpY2U6LXg=\n")
     }
 
-    @Test func passwordsFromEnvironmentAndStdin() throws {
-        let environment = try CLI.run(
+    @Test func passwordsFromEnvironmentAndStdin() async throws {
+        let environment = try await CLI.run(
             ["sign", "basic", "--username", "Aladdin"],
             environment: ["REMOTE_AUTH_PASSWORD": "open sesame"]
         )
         #expect(environment.stdout == "Basic QWxhZGRpbjpvcGVuIHNlc2FtZQ==\n")
-        let stdin = try CLI.run(["sign", "basic", "--username", "Aladdin", "--password", "-"], stdin: "open sesame\n")
+        let stdin = try await CLI.run(["sign", "basic", "--username", "Aladdin", "--password", "-"], stdin: "open sesame\n")
         #expect(stdin.stdout == "Basic QWxhZGRpbjpvcGVuIHNlc2FtZQ==\n")
-        let missing = try CLI.run(
+        let missing = try await CLI.run(
             ["sign", "basic", "--username", "Aladdin"],
             environment: ["REMOTE_AUTH_PASSWORD": ""]
         )
         #expect(missing.status == 0)
-        let none = try CLI.run([
+        let none = try await CLI.run([
             "sign", "digest", "--username", "u", "--uri", "/", "--challenge", "Digest realm=\"r\", nonce=\"n\"",
         ])
         #expect(none.status == 2)
@@ -70,8 +70,8 @@ import Testing
     }
 
     /// --user USER with no password and no terminal: says how to pass it.
-    @Test func userWithoutPasswordAndNoTerminal() throws {
-        let result = try CLI.run(["request", "--user", "alice", "http://127.0.0.1:1/"])
+    @Test func userWithoutPasswordAndNoTerminal() async throws {
+        let result = try await CLI.run(["request", "--user", "alice", "http://127.0.0.1:1/"])
         #expect(result.status == 2)
         #expect(result.stdout == "")
         #expect(

@@ -3,15 +3,15 @@ import Testing
 
 @Suite(.timeLimit(.minutes(5))) struct SignBasicDigestCLITests {
     /// RFC 7617 §2.
-    @Test func basic() throws {
-        let result = try CLI.run(["sign", "basic", "--username", "Aladdin", "--password", "open sesame"])
+    @Test func basic() async throws {
+        let result = try await CLI.run(["sign", "basic", "--username", "Aladdin", "--password", "open sesame"])
         #expect(result.status == 0)
         #expect(result.stderr == "")
         #expect(result.stdout == "Basic QWxhZGRpbjpvcGVuIHNlc2FtZQ==\n")
     }
 
-    @Test func basicRefusesColonInUserID() throws {
-        let result = try CLI.run(["sign", "basic", "--username", "a:b", "--password", "sekrit-value"])
+    @Test func basicRefusesColonInUserID() async throws {
+        let result = try await CLI.run(["sign", "basic", "--username", "a:b", "--password", "sekrit-value"])
         #expect(result.status == 2)
         #expect(result.stdout == "")
         #expect(result.stderr.hasPrefix("remote-auth: invalid user-id"), "\(result.stderr)")
@@ -19,8 +19,8 @@ import Testing
     }
 
     /// RFC 7616 §3.9.1, SHA-256, byte for byte.
-    @Test func digestSHA256() throws {
-        let result = try CLI.run([
+    @Test func digestSHA256() async throws {
+        let result = try await CLI.run([
             "sign", "digest", "--username", "Mufasa", "--password", "Circle of Life", "--method", "GET", "--uri",
             "/dir/index.html",
             "--cnonce", "f2/wE4q74E6zIJEtWaHKaf5wv/H5QzzpXusqGemxURZJ", "--challenge",
@@ -34,9 +34,9 @@ import Testing
     }
 
     /// auth-int over a body file: the `auth_int_md5_with_body` vector.
-    @Test func digestAuthIntWithBodyFile() throws {
+    @Test func digestAuthIntWithBodyFile() async throws {
         let body = try CLI.temporaryFile("{\"hello\":\"world\"}")
-        let result = try CLI.run([
+        let result = try await CLI.run([
             "sign", "digest", "--username", "Mufasa", "--password", "Circle Of Life", "--method", "POST", "--uri",
             "/dir/index.html",
             "--cnonce", "0a4f113b", "--qop", "auth-int", "--body-file", body, "--challenge",
@@ -56,8 +56,8 @@ import Testing
             "remote-auth: unreadable body file"
         ),
     ])
-    func digestBadInput(extra: [String], prefix: String) throws {
-        let result = try CLI.run(
+    func digestBadInput(extra: [String], prefix: String) async throws {
+        let result = try await CLI.run(
             ["sign", "digest", "--username", "u", "--password", "sekrit-value", "--uri", "/"] + extra
         )
         #expect(result.status == 2)

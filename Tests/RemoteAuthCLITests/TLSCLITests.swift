@@ -85,7 +85,7 @@ import Testing
         #expect(wrongPin.stdout == "")
     }
 
-    @Test func badTLSInput() throws {
+    @Test func badTLSInput() async throws {
         let url = "https://127.0.0.1:1/"
         let cases: [([String], String)] = [
             (
@@ -100,7 +100,7 @@ import Testing
             (["--key", "/nonexistent.pem"], "remote-auth: missing option: --key needs --cert"),
         ]
         for (arguments, prefix) in cases {
-            let result = try CLI.run(["request"] + arguments + [url])
+            let result = try await CLI.run(["request"] + arguments + [url])
             #expect(result.status == 2, "\(arguments)")
             #expect(result.stdout == "")
             #expect(result.stderr.hasPrefix(prefix), "\(arguments): \(result.stderr)")

@@ -190,7 +190,8 @@ import Testing
             let clock = ContinuousClock()
             let start = clock.now
             try await channel.closeFuture.get()
-            #expect(clock.now - start < .seconds(6), "\(clock.now - start)")  // loose: a busy 2-core machine
+            // The 200 ms read deadline closed it: nothing else would before the test's time limit.
+            #expect(clock.now - start < .seconds(30), "\(clock.now - start)")
         }
     }
 }

@@ -208,7 +208,9 @@ struct PostgresTokenStoreTests {
                 error?.code == .lockTimeout,
                 "\(String(describing: error)) \(error?.underlying.map { String(reflecting: $0) } ?? "")"
             )
-            #expect(elapsed >= .milliseconds(300) && elapsed < .seconds(5), "\(elapsed)")
+            // It waited out the timeout; the holder never lets go, so only the timeout can have
+            // ended the wait (no upper bound: a loaded machine may resume this task late).
+            #expect(elapsed >= .milliseconds(300), "\(elapsed)")
             // Another key is not held up.
             try await waiter.save(Self.session("y"), service: "api", account: "bob")
             while release.withLock({ $0 == nil }) { try await Task.sleep(for: .milliseconds(5)) }
