@@ -93,13 +93,15 @@ import Testing
             process.executableURL = try CLI.binary()
             // The proxy options need a proxy: the silent server is one too.
             let proxy = spelling[0].contains("U") || spelling[0] == "--proxy-user" ? ["-x", server.base] : []
-            process.arguments = ["request", "--max-time", "10"] + proxy + spelling + ["-s", server.base + "/"]
+            process.arguments = ["request", "--max-time", "120"] + proxy + spelling + ["-s", server.base + "/"]
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             try process.run()
             defer { process.terminate() }
             var seen = ""
-            for _ in 0..<100 {
+            // Until the blanked arguments show (a loaded machine can take seconds to start the
+            // process), while it waits on the silent server (up to its --max-time).
+            while process.isRunning {
                 try await Task.sleep(for: .milliseconds(50))
                 let bytes =
                     (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(process.processIdentifier)/cmdline")))
