@@ -41,6 +41,51 @@ import Testing
         }
     }
 
+    /// OAuth 1.0a through `listener.accessToken(for:flow:)`: a callback for another request token
+    /// (or without a verifier) gets an error page and the wait goes on; the real one signs in.
+    @Test func aForgedOAuth1CallbackIsIgnored() async throws {
+        try await Sandbox.withSandbox { sandbox in
+            try await AsyncHTTPClientTransport.withTransport { transport in
+                let flow = OAuth1.Flow(
+                    provider: .twitterStyle(baseURL: sandbox.baseURL),
+                    client: demoClient,
+                    transport: transport,
+                    now: { Int64(Date().timeIntervalSince1970) }
+                )
+                let access = try await LoopbackCallbackListener.withListener { callbackURL, listener in
+                    let requestToken = try await flow.requestToken(callback: callbackURL)
+                    async let browser: Void = {
+                        let forged = try await Wire.get(callbackURL + "?oauth_token=someone-else&oauth_verifier=v")
+                        #expect(forged.status == 400)
+                        #expect(forged.body.contains("not the pending request token"))
+                        let noVerifier = try await Wire.get(callbackURL + "?oauth_token=" + requestToken.token)
+                        #expect(noVerifier.status == 400)
+                        let approved = try await consent(sandbox.baseURL, token: requestToken.token)
+                        let landing = try await Wire.get(try #require(approved.header("Location")))
+                        #expect(landing.status == 200)
+                        #expect(landing.body.contains("You are signed in."))
+                    }()
+                    var ignored: [String] = []
+                    let access = try await listener.accessToken(
+                        for: requestToken,
+                        flow: flow,
+                        timeout: .seconds(60),
+                        onIgnored: { ignored.append($0) }
+                    )
+                    try await browser
+                    #expect(
+                        ignored == [
+                            "the callback's oauth_token is not the pending request token",
+                            "the callback has no oauth_verifier",
+                        ]
+                    )
+                    return access
+                }
+                #expect(access.screenName == "alice")
+            }
+        }
+    }
+
     @Test func timesOutWhenTheBrowserNeverComes() async throws {
         _ = try await LoopbackCallbackListener.withListener { _, listener in
             await #expect(throws: LoopbackCallbackListener.ListenerError.self) {
