@@ -633,3 +633,45 @@ final class LockedBox<Value: Sendable>: @unchecked Sendable {
         )
     }
 }
+
+/// Issue 24, clocks: the client's clock 10 minutes ahead of or behind the issuer's. An ID token
+/// (iat = the issuer's now, exp = iat + 300) validates when the leeway covers the skew and is
+/// refused beyond it, with a message that names the skew.
+@Suite struct OpenIDConnectClockSkewTests {
+    typealias F = OIDCFixture
+
+    func validator(leeway: Int64) throws -> OpenIDConnect.IDTokenValidator {
+        var validator = try F.validator()
+        validator.leeway = leeway
+        return validator
+    }
+
+    @Test func aClockTenMinutesBehind() async throws {
+        let behind = F.now - 600
+        let expecting = OpenIDConnect.IDTokenValidator.Expectation(nonce: F.nonce)
+        _ = try await validator(leeway: 600).validate(F.token(), expecting: expecting, now: behind)
+        let refused = await #expect(throws: OpenIDConnect.Error.self) {
+            try await validator(leeway: 599).validate(F.token(), expecting: expecting, now: behind)
+        }
+        #expect(refused?.code == .issuedInFuture)
+        #expect(
+            refused?.reason
+                == "iat \(F.now) is 600 s in the future (now \(behind), leeway 599 s): this machine's clock is at least 600 s behind the issuer's (rule 10)"
+        )
+    }
+
+    @Test func aClockTenMinutesAhead() async throws {
+        let ahead = F.now + 600
+        let expecting = OpenIDConnect.IDTokenValidator.Expectation(nonce: F.nonce)
+        // exp = issuer's now + 300: 300 s past on this clock.
+        _ = try await validator(leeway: 301).validate(F.token(), expecting: expecting, now: ahead)
+        let refused = await #expect(throws: OpenIDConnect.Error.self) {
+            try await validator(leeway: 300).validate(F.token(), expecting: expecting, now: ahead)
+        }
+        #expect(refused?.code == .expired)
+        #expect(
+            refused?.reason
+                == "exp \(F.now + 300) is 300 s past (now \(ahead), leeway 300 s): the token expired, or this machine's clock is at least 300 s ahead of the issuer's (rule 9)"
+        )
+    }
+}

@@ -300,16 +300,21 @@ extension OpenIDConnect {
             }
             // 9. exp: the current time is before it (with the leeway).
             guard now < token.expiresAt.addingSaturating(leeway) else {
+                // Named with the skew it would take, so that a clock set wrong is easy to see.
+                let past = now.subtractingSaturating(token.expiresAt)
                 throw OpenIDConnect.Error(
                     .expired,
-                    "exp \(token.expiresAt) is past (now \(now), leeway \(leeway) s) (rule 9)"
+                    "exp \(token.expiresAt) is \(past) s past (now \(now), leeway \(leeway) s): the token expired, "
+                        + "or this machine's clock is at least \(past) s ahead of the issuer's (rule 9)"
                 )
             }
             // 10. iat: not in the future beyond the leeway.
             guard token.issuedAt <= now.addingSaturating(leeway) else {
+                let ahead = token.issuedAt.subtractingSaturating(now)
                 throw OpenIDConnect.Error(
                     .issuedInFuture,
-                    "iat \(token.issuedAt) is in the future (now \(now), leeway \(leeway) s) (rule 10)"
+                    "iat \(token.issuedAt) is \(ahead) s in the future (now \(now), leeway \(leeway) s): this machine's "
+                        + "clock is at least \(ahead) s behind the issuer's (rule 10)"
                 )
             }
             // 11. nonce: required and equal when one was sent.
