@@ -235,6 +235,25 @@ let package = Package(
     ]
 )
 
+// The soak (issue 24; scripts/soak.sh): one client, a token session of 2 s tokens, 32 tasks,
+// against the sandbox, for as long as asked. Out of the default graph, like the benchmarks:
+//   REMOTE_AUTH_SOAK=1 swift run -c release remote-auth-soak 600
+if Context.environment["REMOTE_AUTH_SOAK"] != nil {
+    package.targets.append(
+        .executableTarget(
+            name: "remote-auth-soak",
+            dependencies: [
+                "RemoteAuth",
+                "RemoteAuthSandbox",
+                "RemoteAuthAsyncHTTPClient",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            path: "Benchmarks/remote-auth-soak",
+            swiftSettings: swiftSettings
+        )
+    )
+}
+
 // The benchmarks, as Hummingbird gates its own: declared only when asked for, so they are not in
 // the graph a user of the package resolves or builds (`swift build`, `swift test`).
 //   REMOTE_AUTH_BENCHMARKS=1 swift run -c release remote-auth-bench

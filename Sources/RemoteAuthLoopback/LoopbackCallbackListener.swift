@@ -111,7 +111,7 @@ public final class LoopbackCallbackListener: Sendable {
                     do {
                         decision = try await decide(arrival.url)
                     } catch {
-                        arrival.answer(
+                        await arrival.answer(
                             CallbackHandler.isRefusal(arrival.url)
                                 ? .page(status: .ok, pages.denied)
                                 : .page(status: .ok, pages.failed(String(describing: error)))
@@ -120,12 +120,12 @@ public final class LoopbackCallbackListener: Sendable {
                     }
                     switch decision {
                     case .accept(let value):
-                        arrival.answer(
+                        await arrival.answer(
                             .page(status: .ok, CallbackHandler.isRefusal(arrival.url) ? pages.denied : pages.signedIn)
                         )
                         return value
                     case .ignore(let reason):
-                        arrival.answer(.page(status: .badRequest, pages.ignored(reason)))
+                        await arrival.answer(.page(status: .badRequest, pages.ignored(reason)))
                     }
                 }
             }
@@ -238,7 +238,7 @@ public final class LoopbackCallbackListener: Sendable {
             // Whoever still waits is told that nobody will answer.
             for await event in events {
                 if case .arrival(let arrival) = event {
-                    arrival.answer(.page(status: .gone, Pages.closed))
+                    await arrival.answer(.page(status: .gone, Pages.closed))
                 }
             }
         }
@@ -267,7 +267,14 @@ public final class LoopbackCallbackListener: Sendable {
     struct Arrival: Sendable {
         let url: String
         let promise: EventLoopPromise<Answer>
-        func answer(_ answer: Answer) { promise.succeed(answer) }
+        /// Completed once the answer is written and the connection closed (or it went first).
+        let written: EventLoopFuture<Void>
+        /// Answers the browser and waits until the page is written: a tool that exits right
+        /// after its sign-in must not cut the page off.
+        func answer(_ answer: Answer) async {
+            promise.succeed(answer)
+            try? await written.get()
+        }
     }
 
     /// How many requests wait for the app, shared by the connections' handlers.
@@ -471,6 +478,7 @@ final class CallbackHandler: ChannelInboundHandler {
                 handler.write(.html(status, html), head: head, context: context)
             }
         }
+
         guard waiting.enter() else {
             promise.succeed(.page(status: .serviceUnavailable, Pages.busy))
             return
@@ -478,7 +486,12 @@ final class CallbackHandler: ChannelInboundHandler {
         let waiting = self.waiting
         promise.futureResult.whenComplete { _ in waiting.leave() }
         let authority = head.headers.first(name: "Host") ?? "127.0.0.1"
-        let arrival = LoopbackCallbackListener.Arrival(url: "http://" + authority + head.uri, promise: promise)
+        let arrival = LoopbackCallbackListener.Arrival(
+            url: "http://" + authority + head.uri,
+            promise: promise,
+            // The connection is closed once the answer is written (or when it goes first).
+            written: context.channel.closeFuture
+        )
         switch events.yield(.arrival(arrival)) {
         case .enqueued:
             break

@@ -37,15 +37,17 @@ import Glibc
     /// Seconds since 1970, with the fraction.
     static func now() -> Double { Date().timeIntervalSince1970 }
 
-    /// 4 processes × 50 concurrent requests, in 3 rounds, each started once the 1-second access
+    /// 4 processes × 50 concurrent requests, in 3 rounds, each started once the 3-second access
     /// token has expired: every request succeeds, no refresh token is presented twice (the
     /// sandbox would revoke the family), and there is one refresh per expiry: at least one per
-    /// round, and at most one per second boundary the rounds crossed (a token lives until the
-    /// next whole second, so no more can expire).
+    /// round, and at most one per second boundary the rounds crossed (a token lives until a
+    /// whole second, so no more can expire). 3 s, not 1: on a loaded machine a renewed 1-second
+    /// token could expire on its way to the server.
     @Test func fourProcessesOfFiftyRequestsRefreshOncePerExpiry() async throws {
         let home = OAuth2CLITests.home()
         defer { try? FileManager.default.removeItem(atPath: home) }
-        let sandbox = try SandboxProcess(["--auto-approve", "--access-token-ttl", "1"])
+        let ttl = 3.0
+        let sandbox = try SandboxProcess(["--auto-approve", "--access-token-ttl", String(Int(ttl))])
         let base = try await sandbox.baseURL()
         let environment = ["REMOTE_AUTH_HOME": home]
         try await Self.signIn(profile: "shared", base: base, environment: environment)
@@ -58,8 +60,8 @@ import Glibc
         var seconds = Set<Int64>()
         var durations: [Double] = []
         for _ in 0..<rounds {
-            // Past the next whole second: every token issued so far has expired.
-            let wait = floor(Self.now()) + 1.05 - Self.now()
+            // Past `ttl` whole seconds from this one: every token issued so far has expired.
+            let wait = floor(Self.now()) + ttl + 0.05 - Self.now()
             try await Task.sleep(for: .milliseconds(Int(wait * 1_000)))
             let start = Self.now()
             let results = try await withThrowingTaskGroup(of: CLIResult.self) { group in
