@@ -77,21 +77,23 @@ struct LogoutCommand: AsyncParsableCommand {
                 "profile '\(profile.name)' keeps no end_session_endpoint and ID token: sign in with 'remote-auth authorize oauth2 --oidc' at a provider that offers RP-initiated logout"
             )
         }
-        do {
-            // RFC 7009: the grant ends here, whatever the browser does next; the refresh token is
-            // the profile's only copy, so it is revoked before the profile can be removed.
-            var revoked = false
-            if session.revocationEndpoint != nil {
-                try await RequestCommand.withTransport(nil, connectTimeout: nil, timeout: nil) { transport in
-                    let flow = try profile.flow(over: transport)
-                    if let refreshToken = session.tokens.refreshToken {
-                        try await flow.revoke(refreshToken, hint: .refreshToken)
-                    }
-                    try await flow.revoke(session.tokens.accessToken, hint: .accessToken)
+        // RFC 7009: the grant ends here, whatever the browser does next; the refresh token is
+        // the profile's only copy, so it is revoked before the profile can be removed. Done once
+        // the listener (if any) is bound: a port in use fails the logout before anything is
+        // revoked.
+        @Sendable func revoke() async throws -> Bool {
+            guard session.revocationEndpoint != nil else { return false }
+            try await RequestCommand.withTransport(nil, connectTimeout: nil, timeout: nil) { transport in
+                let flow = try profile.flow(over: transport)
+                if let refreshToken = session.tokens.refreshToken {
+                    try await flow.revoke(refreshToken, hint: .refreshToken)
                 }
-                revoked = true
-                Terminal.writeError("Revoked the profile's tokens at the provider (RFC 7009).\n")
+                try await flow.revoke(session.tokens.accessToken, hint: .accessToken)
             }
+            Terminal.writeError("Revoked the profile's tokens at the provider (RFC 7009).\n")
+            return true
+        }
+        do {
             if let uri = postLogoutRedirectURI, let address = listenerAddress {
                 // §2: state, returned to the post-logout redirect, ties the answer to this request.
                 let state = RemoteAuthBase64URL.encode(RandomSource.system.bytes(16))
@@ -104,6 +106,7 @@ struct LogoutCommand: AsyncParsableCommand {
                     page: "You are signed out. You can close this window.",
                     title: "Signed out"
                 ) { _, listener in
+                    _ = try await revoke()
                     Self.hand(request.url, noBrowser: noBrowser)
                     Terminal.writeError("Waiting for the browser to come back to \(uri) (up to \(timeout) s)…\n")
                     // §3: only the redirect with the state sent ends the wait; another request is
@@ -121,6 +124,7 @@ struct LogoutCommand: AsyncParsableCommand {
                     }
                 }
             } else {
+                let revoked = try await revoke()
                 Self.hand(try session.logoutRequest().url, noBrowser: noBrowser)
                 if !revoked {
                     // Nothing says the provider ended the session: the profile (the only copy of
