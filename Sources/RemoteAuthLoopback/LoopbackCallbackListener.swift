@@ -1,6 +1,7 @@
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import RemoteAuth
 import Synchronization
 
 /// An HTTP listener on the loopback interface for the redirect of a sign-in, as
@@ -307,34 +308,17 @@ public final class LoopbackCallbackListener: Sendable {
                 + "<body style=\"font-family:sans-serif;margin:4em\"><p id=\"done\">\(text)</p></body></html>"
         }
 
-        /// `&`, `<`, `>`, `"` and `'` as character references, so that text from a request or an
-        /// error cannot become markup.
-        static func escaped(_ text: String) -> String {
-            var output = ""
-            for character in text {
-                switch character {
-                case "&": output += "&amp;"
-                case "<": output += "&lt;"
-                case ">": output += "&gt;"
-                case "\"": output += "&quot;"
-                case "'": output += "&#39;"
-                default: output.append(character)
-                }
-            }
-            return output
-        }
-
         var signedIn: String { Self.html(title: title, signedInText) }
         var denied: String { Self.html(title: "Access denied", deniedText) }
         func failed(_ reason: String) -> String {
             "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Sign-in failed</title></head>"
                 + "<body style=\"font-family:sans-serif;margin:4em\"><p id=\"failed\">The sign-in failed: "
-                + Self.escaped(reason) + "</p><p>Return to the application for details.</p></body></html>"
+                + reason.htmlEscaped + "</p><p>Return to the application for details.</p></body></html>"
         }
         func ignored(_ reason: String) -> String {
             "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Not this sign-in</title></head>"
                 + "<body style=\"font-family:sans-serif;margin:4em\"><p id=\"ignored\">This is not the answer the "
-                + "application is waiting for: " + Self.escaped(reason)
+                + "application is waiting for: " + reason.htmlEscaped
                 + ". The application keeps waiting.</p></body></html>"
         }
         static var closed: String {

@@ -1,6 +1,7 @@
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import RemoteAuth
 
 /// The HTML of the consent flow: the consent page (with a login form when nobody is signed
 /// in), the PIN page of the `oob` flow, and plain messages.

@@ -153,20 +153,4 @@ extension String {
         }
         return output
     }
-
-    /// Escapes text for HTML element content and attribute values.
-    var htmlEscaped: String {
-        var output = ""
-        for character in self {
-            switch character {
-            case "&": output += "&amp;"
-            case "<": output += "&lt;"
-            case ">": output += "&gt;"
-            case "\"": output += "&quot;"
-            case "'": output += "&#39;"
-            default: output.append(character)
-            }
-        }
-        return output
-    }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import RemoteAuth
 
 @main
 struct RemoteAuthCommand: AsyncParsableCommand {
@@ -96,11 +97,8 @@ enum Terminal {
         text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
             var output = ""
             for scalar in line.unicodeScalars {
-                let value = scalar.value
-                if value < 0x20 || (0x7F...0x9F).contains(value) || (0x202A...0x202E).contains(value)
-                    || (0x2066...0x2069).contains(value)
-                {
-                    output += "\\u{" + String(value, radix: 16) + "}"
+                if PeerText.isUnprintable(scalar) {
+                    output += "\\u{" + String(scalar.value, radix: 16) + "}"
                 } else {
                     output.unicodeScalars.append(scalar)
                 }

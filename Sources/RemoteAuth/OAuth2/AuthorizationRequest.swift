@@ -117,13 +117,7 @@ extension OAuth2 {
                     "state must carry at least 128 bits: 22 or more printable ASCII characters (RFC 6749 §10.10)"
                 )
             }
-            guard !clientID.isEmpty else { throw OAuth2.Error(.invalidConfiguration, "the client_id is empty") }
-            guard !redirectURI.isEmpty, !redirectURI.contains("#") else {
-                throw OAuth2.Error(
-                    .invalidConfiguration,
-                    "the redirect_uri must be an absolute URI without a fragment (RFC 6749 §3.1.2)"
-                )
-            }
+            try Self.checkClient(clientID, redirectURI: redirectURI)
             for resource in resources where !Self.isAbsoluteURIWithoutFragment(resource) {
                 throw OAuth2.Error(
                     .invalidConfiguration,
@@ -225,6 +219,19 @@ extension OAuth2 {
 
         public var description: String {
             "OAuth2.AuthorizationRequest(\(authorizationEndpoint), client: \(clientID), scope: \(scope.joined(separator: " ")), state: <redacted>)"
+        }
+
+        /// A client id that is not empty, and a redirect URI without a fragment
+        /// ([RFC 6749 §3.1.2](https://www.rfc-editor.org/rfc/rfc6749#section-3.1.2)), for every
+        /// front-channel request.
+        static func checkClient(_ clientID: String, redirectURI: String) throws {
+            guard !clientID.isEmpty else { throw OAuth2.Error(.invalidConfiguration, "the client_id is empty") }
+            guard !redirectURI.isEmpty, !redirectURI.contains("#") else {
+                throw OAuth2.Error(
+                    .invalidConfiguration,
+                    "the redirect_uri must be an absolute URI without a fragment (RFC 6749 §3.1.2)"
+                )
+            }
         }
 
         static func isAbsoluteURIWithoutFragment(_ uri: String) -> Bool {

@@ -41,13 +41,7 @@ extension OAuth2 {
             random: RandomSource
         ) throws {
             try OAuth2.checkEndpoint(authorizationEndpoint)
-            guard !clientID.isEmpty else { throw OAuth2.Error(.invalidConfiguration, "the client_id is empty") }
-            guard !redirectURI.isEmpty, !redirectURI.contains("#") else {
-                throw OAuth2.Error(
-                    .invalidConfiguration,
-                    "the redirect_uri must be an absolute URI without a fragment (RFC 6749 §3.1.2)"
-                )
-            }
+            try AuthorizationRequest.checkClient(clientID, redirectURI: redirectURI)
             guard !scope.contains("openid") else {
                 throw OAuth2.Error(
                     .invalidConfiguration,

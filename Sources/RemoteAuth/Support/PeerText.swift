@@ -17,9 +17,7 @@ public enum PeerText {
         output.reserveCapacity(text.utf8.count)
         for scalar in text.unicodeScalars {
             let value = scalar.value
-            if value < 0x20 || (0x7F...0x9F).contains(value) || (0x202A...0x202E).contains(value)
-                || (0x2066...0x2069).contains(value)
-            {
+            if isUnprintable(scalar) {
                 output += "\\u{" + String(value, radix: 16) + "}"
             } else {
                 if scalar == "\\" { output += "\\" }
@@ -29,10 +27,38 @@ public enum PeerText {
         return output
     }
 
+    /// A C0 control (tab and newline included), DEL, a C1 control, or a bidirectional override
+    /// or isolate: what ``printable(_:)`` escapes.
+    public static func isUnprintable(_ scalar: Unicode.Scalar) -> Bool {
+        let value = scalar.value
+        return value < 0x20 || (0x7F...0x9F).contains(value) || (0x202A...0x202E).contains(value)
+            || (0x2066...0x2069).contains(value)
+    }
+
     /// ``printable(_:)`` shortened to at most `limit` characters, with `…` when cut.
     public static func printable(_ text: some StringProtocol, limit: Int) -> String {
         let escaped = printable(text)
         guard escaped.count > limit else { return escaped }
         return String(escaped.prefix(max(0, limit - 1))) + "…"
+    }
+}
+
+extension String {
+    /// The text for HTML element content and attribute values: `&`, `<`, `>`, `"` and `'` as
+    /// character references (the sandbox's pages, the loopback listener's).
+    package var htmlEscaped: String {
+        var output = ""
+        output.reserveCapacity(utf8.count)
+        for character in self {
+            switch character {
+            case "&": output += "&amp;"
+            case "<": output += "&lt;"
+            case ">": output += "&gt;"
+            case "\"": output += "&quot;"
+            case "'": output += "&#39;"
+            default: output.append(character)
+            }
+        }
+        return output
     }
 }
