@@ -268,10 +268,12 @@ struct AuthorizeOAuth2: AsyncParsableCommand {
         var server = OAuth2.AuthorizationServer()
         var metadata: OAuth2.ServerMetadata?
         if let issuer {
+            // Without --oidc, RFC 8414's document, else the OpenID one: some providers serve only that.
             let discovered = try await OAuth2.Flow.discover(
                 issuer: issuer,
                 document: oidc ? .openIDConfiguration : .oauthAuthorizationServer,
-                transport: transport
+                transport: transport,
+                fallingBackToOpenIDConfiguration: !oidc
             )
             server = OAuth2.AuthorizationServer(metadata: discovered)
             metadata = discovered

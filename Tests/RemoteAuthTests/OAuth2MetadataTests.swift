@@ -123,6 +123,44 @@ import Testing
     }
 }
 
+/// Issue 23 (found against a provider nobody here wrote): one that serves only
+/// `/.well-known/openid-configuration` is usable for a plain OAuth 2 flow with the fallback, and
+/// a failed discovery names the URL it fetched.
+@Suite struct OAuth2DiscoveryFallbackTests {
+    @Test func anOpenIDOnlyProviderIsFoundWithTheFallback() async throws {
+        let body = #"{"issuer":"https://op.example","token_endpoint":"https://op.example/token"}"#
+        let transport = ScriptedTransport([
+            OAuth2Script.json(404, #"{"error":"not_found"}"#), OAuth2Script.json(200, body),
+        ])
+        let metadata = try await OAuth2.Flow.discover(
+            issuer: "https://op.example",
+            transport: transport,
+            fallingBackToOpenIDConfiguration: true
+        )
+        #expect(metadata.tokenEndpoint == "https://op.example/token")
+        #expect(
+            transport.sent.map(\.request.absoluteURL) == [
+                "https://op.example/.well-known/oauth-authorization-server",
+                "https://op.example/.well-known/openid-configuration",
+            ]
+        )
+    }
+
+    @Test func withoutTheFallbackA404NamesTheURL() async throws {
+        let transport = ScriptedTransport([OAuth2Script.json(404, "{}")])
+        let thrown = await #expect(throws: OAuth2.Error.self) {
+            try await OAuth2.Flow.discover(issuer: "https://op.example/tenant", transport: transport)
+        }
+        #expect(thrown?.status == 404)
+        #expect(
+            thrown?.reason.hasPrefix("GET https://op.example/.well-known/oauth-authorization-server/tenant: HTTP 404")
+                == true,
+            "\(String(describing: thrown))"
+        )
+        #expect(transport.sent.count == 1)
+    }
+}
+
 @Suite struct OAuth2IntrospectionRevocationTests {
     @Test(arguments: try OAuth2ResponseVector.all("introspection_response"))
     func introspectionVector(_ v: OAuth2ResponseVector) throws {

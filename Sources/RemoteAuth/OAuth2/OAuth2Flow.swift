@@ -53,14 +53,19 @@ extension OAuth2 {
         }
 
         /// Fetches `issuer`'s metadata and checks its `issuer`
-        /// ([RFC 8414 §3](https://www.rfc-editor.org/rfc/rfc8414#section-3)).
+        /// ([RFC 8414 §3](https://www.rfc-editor.org/rfc/rfc8414#section-3)). A failure names
+        /// the URL it fetched.
         ///
+        /// - Parameter fallingBackToOpenIDConfiguration: when the RFC 8414 document is absent
+        ///   (404), fetch the OpenID Connect one instead, whose members are the same (RFC 8414
+        ///   §1 and §5: a provider may serve only that one); the issuer is checked the same way.
         /// - Throws: ``OAuth2/Error`` `.issuerMismatch`, `.malformedResponse`, `.serverRefused`,
         ///   `.insecureEndpoint`, `.invalidConfiguration`; the transport's errors.
         public static func discover(
             issuer: String,
             document: ServerMetadata.Document = .oauthAuthorizationServer,
-            transport: any HTTPTransport
+            transport: any HTTPTransport,
+            fallingBackToOpenIDConfiguration: Bool = false
         ) async throws -> ServerMetadata {
             let url = try ServerMetadata.discoveryURL(issuer: issuer, document: document)
             var fields = HTTPFields()
@@ -69,7 +74,19 @@ extension OAuth2 {
                 HTTPRequest(method: .get, absoluteURL: url, headerFields: fields),
                 body: nil
             )
-            return try ServerMetadata.parse(status: response.status.code, body: body, expectedIssuer: issuer)
+            if fallingBackToOpenIDConfiguration, document == .oauthAuthorizationServer, response.status == .notFound {
+                return try await discover(issuer: issuer, document: .openIDConfiguration, transport: transport)
+            }
+            do {
+                return try ServerMetadata.parse(status: response.status.code, body: body, expectedIssuer: issuer)
+            } catch let error as OAuth2.Error {
+                throw OAuth2.Error(
+                    error.code,
+                    "GET \(url): \(error.reason)",
+                    serverError: error.serverError,
+                    status: error.status
+                )
+            }
         }
 
         /// The authorization request, with fresh `state` and PKCE from `random`, and the
