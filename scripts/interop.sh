@@ -130,6 +130,9 @@ step mtls-rfc8705 bash scripts/interop/mtls_rfc8705.sh "$binary"
 echo "interop: the PostgreSQL token store against a PostgreSQL server (Debian), shared by instances refreshing against the sandbox"
 step postgres-store bash scripts/interop/postgres_store.sh
 
+echo "interop: the file store on a full and on a read-only tmpfs (the kernel's errors, the old file intact)"
+step store-faults bash scripts/interop/store_faults.sh "$binary"
+
 echo "interop: wrk loads the sandbox with Bearer and OAuth 1.0a-signed requests, and kills it under load (--state)"
 step sandbox-load bash scripts/interop/sandbox_load.sh "$binary"
 

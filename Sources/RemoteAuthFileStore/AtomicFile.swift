@@ -1,5 +1,11 @@
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Writes a file that holds secrets: created with mode 0600 (its folder 0700) before any byte
 /// is written, synced, then renamed over the old one, so a crash leaves the old file or the new
 /// one, never half of either.
@@ -8,33 +14,51 @@ enum AtomicFile {
         try checkFolder(of: path)
         let url = URL(fileURLWithPath: path)
         let folder = url.deletingLastPathComponent()
-        try FileManager.default.createDirectory(
-            at: folder,
-            withIntermediateDirectories: true,
-            attributes: [.posixPermissions: 0o700]
-        )
-        let temporary = folder.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
-        guard
-            FileManager.default.createFile(
-                atPath: temporary.path,
-                contents: nil,
-                attributes: [.posixPermissions: 0o600]
+        func unwritable(_ what: String, _ code: Int32) -> FileStoreError {
+            FileStoreError(
+                .unwritable,
+                path: path,
+                reason: "cannot write \(path): \(what): \(String(cString: strerror(code))); the file is as it was"
             )
-        else {
-            throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: temporary.path])
         }
         do {
-            let handle = try FileHandle(forWritingTo: temporary)
-            try handle.write(contentsOf: data)
-            try handle.synchronize()
-            try handle.close()
-            guard rename(temporary.path, url.path) == 0 else {
-                throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
-            }
+            try FileManager.default.createDirectory(
+                at: folder,
+                withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700]
+            )
         } catch {
-            try? FileManager.default.removeItem(at: temporary)
-            throw error
+            throw FileStoreError(
+                .unwritable,
+                path: path,
+                reason: "cannot write \(path): cannot create its folder: \(error.localizedDescription)"
+            )
         }
+        let temporary = folder.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp").path
+        // POSIX calls, so that a full or read-only file system is named by its errno.
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw unwritable("cannot create a file beside it", errno) }
+        var renamed = false
+        defer { if !renamed { unlink(temporary) } }
+        var failure: Int32 = 0
+        data.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) in
+            guard let base = buffer.baseAddress else { return }
+            var offset = 0
+            while offset < buffer.count {
+                let written = Foundation.write(descriptor, base + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    failure = errno
+                    return
+                }
+                offset += written
+            }
+        }
+        if failure == 0, fsync(descriptor) != 0 { failure = errno }
+        if close(descriptor) != 0, failure == 0 { failure = errno }
+        guard failure == 0 else { throw unwritable("writing its new content failed", failure) }
+        guard rename(temporary, path) == 0 else { throw unwritable("cannot replace it", errno) }
+        renamed = true
     }
 
     /// Removes the temporary files that writers of `path` killed before their rename left

@@ -11,7 +11,7 @@ import Darwin
 public struct FileStoreError: Error, Hashable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Sendable {
-            case corruptFile, permissionsTooOpen, unreadable, lockTimeout, unsafeLocation
+            case corruptFile, permissionsTooOpen, unreadable, lockTimeout, unsafeLocation, unwritable
         }
         private let base: Base
         /// The file is not the JSON the store writes (truncated, edited by hand, another format).
@@ -30,6 +30,10 @@ public struct FileStoreError: Error, Hashable, CustomStringConvertible {
         /// folder is writable by group or others (who could replace the file), as ssh's
         /// `StrictModes` refuses.
         public static let unsafeLocation = Code(base: .unsafeLocation)
+        /// The file could not be written (a full or read-only file system, the folder not
+        /// writable): the reason says why, and the file is as it was (the new content is
+        /// written beside it and renamed over it only once complete).
+        public static let unwritable = Code(base: .unwritable)
         public var description: String { base.rawValue }
     }
 

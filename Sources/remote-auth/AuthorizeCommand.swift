@@ -123,6 +123,7 @@ func describe(_ error: any Error) -> String {
     case let error as TransportError: return RequestCommand.message(for: error, timeoutOptions: nil)
     case let error as TrustRejection: return RequestCommand.message(for: error)
     case let error as ClientError: return RequestCommand.message(for: error)
+    case let error as FileStoreError: return message(for: error)
     default: return "\(error)"
     }
 }

@@ -191,13 +191,15 @@ extension OAuth1 {
         /// navigation, a pasted URL) or, for `callback: "oob"`, the PIN the user typed.
         ///
         /// ```swift
-        /// let access = try await LoopbackCallbackListener.withListener { callbackURL, listener in
-        ///     try await flow.signIn(callback: callbackURL) { authorizeURL in
-        ///         openBrowser(authorizeURL)
-        ///         return try await listener.callback(timeout: .seconds(300))
-        ///     }
+        /// let access = try await flow.signIn(callback: "oob") { authorizeURL in
+        ///     print("Open \(authorizeURL), then type the PIN:")
+        ///     return readLine() ?? ""
         /// }
         /// ```
+        ///
+        /// With a loopback listener, `RemoteAuthLoopback`'s `listener.accessToken(for:flow:timeout:)`
+        /// does the steps after ``requestToken(callback:)`` itself: it ignores (and keeps waiting
+        /// past) a callback for another request token, and tells the browser the truth.
         ///
         /// - Throws: the errors of ``requestToken(callback:extra:)``,
         ///   ``verifier(fromCallback:for:)`` and ``accessToken(for:verifier:)``, and whatever
