@@ -157,9 +157,18 @@ public struct URLSessionTransport: HTTPTransport {
                     Delegate.Pending(
                         continuation: continuation, state: task, origin: origin, timeout: timeout, limit: limit))
                 task.task.withLock { $0 = dataTask }
+                // A cancellation that came before the task was stored found nothing to cancel:
+                // it is seen here instead (the handler sets the flag before it reads the task,
+                // this sets the task before it reads the flag, so one of them sees the other).
+                if task.cancelled.withLock({ $0 }) {
+                    delegate.finish(dataTask.taskIdentifier, throwing: CancellationError())
+                    dataTask.cancel()
+                    return
+                }
                 dataTask.resume()
             }
         } onCancel: {
+            task.cancelled.withLock { $0 = true }
             if let id = task.task.withLock({ $0?.taskIdentifier }) {
                 delegate.finish(id, throwing: CancellationError())
             }
@@ -228,6 +237,8 @@ public struct URLSessionTransport: HTTPTransport {
     final class TaskState: Sendable {
         let task = Mutex<URLSessionDataTask?>(nil)
         let timedOut = Mutex(false)
+        /// The calling task was cancelled (set before the handler looks for the data task).
+        let cancelled = Mutex(false)
 
         func cancel() { task.withLock { $0?.cancel() } }
     }
