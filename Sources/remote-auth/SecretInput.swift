@@ -79,6 +79,15 @@ enum SecretInput {
                 index += 1
                 continue
             }
+            // `-u=V` (ArgumentParser's spelling): blanked after the `=`.
+            if text.count > 3, text.hasPrefix("-"), !text.hasPrefix("--"),
+                let option = text.dropFirst().first, ShortOptions.secret.contains(option),
+                text.dropFirst(2).first == "="
+            {
+                blank(argument, from: 3)
+                index += 1
+                continue
+            }
             if let (options, attached) = ShortOptions.cluster(text), let last = options.last,
                 ShortOptions.valued.contains(last)
             {

@@ -24,6 +24,9 @@ enum ShortOptions {
                 options.append(option)
             } else if valued.contains(option) {
                 options.append(option)
+                // `-d=VALUE` is left to ArgumentParser, which reads VALUE (scripts rely on it,
+                // whatever VALUE starts with); curl would send `=VALUE`.
+                if rest.first == "=" { return nil }
                 return (options, rest.isEmpty ? nil : rest)
             } else {
                 return nil

@@ -85,7 +85,7 @@ import Testing
     @Test(arguments: [
         ["--user", "alice:sekrit-pw"], ["--user=alice:sekrit-pw"], ["-u", "alice:sekrit-pw"], ["-ualice:sekrit-pw"],
         ["-su", "alice:sekrit-pw"], ["-vu", "alice:sekrit-pw"], ["-sSu", "alice:sekrit-pw"], ["-sSualice:sekrit-pw"],
-        ["-U", "proxy:sekrit-pw"], ["-sUproxy:sekrit-pw"], ["--proxy-user", "proxy:sekrit-pw"],
+        ["-U", "proxy:sekrit-pw"], ["-sUproxy:sekrit-pw"], ["--proxy-user", "proxy:sekrit-pw"], ["-u=alice:sekrit-pw"],
     ])
     func processListDoesNotShowTheSecret(_ spelling: [String]) async throws {
         try await withEchoServer(silent: true) { server in
