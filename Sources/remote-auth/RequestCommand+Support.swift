@@ -120,6 +120,30 @@ extension RequestCommand {
         return .nanoseconds(Int64(seconds * 1_000_000_000))
     }
 
+    /// The failure to print for an error of the exchange other than a refused credential.
+    static func failure(_ error: any Error, profile: String?) -> CLIFailure {
+        switch error {
+        case let error as TrustRejection:
+            CLIFailure(message(for: error), status: ExitStatus(for: error))
+        case let error as TransportError:
+            CLIFailure("request failed: \(message(for: error))", status: ExitStatus(for: error))
+        case let error as ClientError:
+            CLIFailure(message(for: error), status: ExitStatus(for: error))
+        case let error as OAuth2.Error:
+            CLIFailure(describeOAuth2(error, profile: profile ?? ""), status: ExitStatus(for: error))
+        case let error as OAuth1Error:
+            // Nothing was sent: the request cannot be signed as asked.
+            CLIFailure("cannot sign the request: \(error.reason)", status: ExitStatus(for: error))
+        case let error as BasicError:
+            // Nothing was sent: the credential cannot be encoded (RFC 7617 §2).
+            CLIFailure("invalid --user: \(error.reason)", status: .usage)
+        case let error as DigestError:
+            CLIFailure("cannot answer the Digest challenge: \(error.reason)", status: ExitStatus(for: error))
+        default:
+            CLIFailure("request failed: \(error)", status: .failure)
+        }
+    }
+
     /// What happened below HTTP, by the error's code, and what to do about it.
     /// - Parameter timeoutOptions: the options of the running command that set its time limits,
     ///   named after a timeout; `nil` for a command that has none.

@@ -481,22 +481,8 @@ struct RequestCommand: AsyncParsableCommand {
             authenticationFailed = true
             response = final
             responseBody = []
-        case .failure(let error as TrustRejection):
-            throw CLIFailure(Self.message(for: error), status: ExitStatus(for: error))
-        case .failure(let error as TransportError):
-            throw CLIFailure("request failed: \(Self.message(for: error))", status: ExitStatus(for: error))
-        case .failure(let error as OAuth2.Error):
-            throw CLIFailure(describeOAuth2(error, profile: profile ?? ""), status: ExitStatus(for: error))
-        case .failure(let error as OAuth1Error):
-            // Nothing was sent: the request cannot be signed as asked.
-            throw CLIFailure("cannot sign the request: \(error.reason)", status: ExitStatus(for: error))
-        case .failure(let error as BasicError):
-            // Nothing was sent: the credential cannot be encoded (RFC 7617 §2).
-            throw CLIFailure("invalid --user: \(error.reason)", status: .usage)
-        case .failure(let error as DigestError):
-            throw CLIFailure("cannot answer the Digest challenge: \(error.reason)", status: ExitStatus(for: error))
         case .failure(let error):
-            throw CLIFailure("request failed: \(error)", status: .failure)
+            throw Self.failure(error, profile: profile)
         }
         let failed = response.status.code >= 400
         if !(fail && failed) {
