@@ -223,6 +223,7 @@ let package = Package(
             dependencies: [
                 "remote-auth",
                 "RemoteAuth",
+                "RemoteAuthFileStore",
                 "RemoteAuthSandbox",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -394,7 +394,11 @@ struct AuthorizeOAuth2: AsyncParsableCommand {
             clientSecret: secret.map { Secret($0) },
             scope: tokens.scope ?? (requestedScopes.isEmpty ? nil : requestedScopes),
             resourceOrigins: origins,
-            clientKeyReference: clientKeyReference
+            clientKeyReference: clientKeyReference,
+            // A client credentials profile is renewed by a new grant at expiry (RFC 6749 §4.4),
+            // for the same resources (RFC 8707).
+            grant: clientCredentials ? .clientCredentials : device ? .deviceCode : .authorizationCode,
+            resources: resource.isEmpty ? nil : resource
         )
     }
 }

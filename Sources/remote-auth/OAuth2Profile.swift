@@ -47,6 +47,8 @@ struct OAuth2Profile: Sendable {
             policy: policy,
             now: unixNow,
             assertionKey: assertionKey(),
+            // A secret rotated since the sign-in (a client credentials profile renews with it).
+            clientSecret: ProcessInfo.processInfo.environment["REMOTE_AUTH_CLIENT_SECRET"].flatMap { $0.isEmpty ? nil : Secret($0) },
             random: .system
         )
     }
@@ -72,6 +74,7 @@ struct OAuth2Profile: Sendable {
         }
         lines.append("client: \(session.clientID) (\(session.clientAuthentication.rawValue))")
         if session.clientSecret != nil { lines.append("client secret: <redacted>") }
+        if let grant = session.grant { lines.append("grant: \(grant)") }
         if let keyPath = session.clientKeyReference { lines.append("client key: \(keyPath)") }
         if let certificate = session.clientCertificate {
             lines.append("client certificate: \(certificate.certificate)")

@@ -4,6 +4,7 @@ import HTTPTypes
 import NIOCore
 import NIOHTTP1
 import RemoteAuth
+import RemoteAuthFileStore
 import Testing
 
 /// `remote-auth` running in the background, stdout and stderr in scratch files, stdin a pipe.
@@ -231,7 +232,11 @@ func httpGetLocation(_ url: String) async throws -> String {
         #expect(signedIn.stdout == "Signed in; saved as profile 'svc'.\n")
         #expect(signedIn.stderr == "")
         let show = try await CLI.run(["profiles", "show", "svc"], environment: environment)
-        #expect(show.stdout.contains("client: demo-service (client_secret_basic)\nclient secret: <redacted>\n"))
+        #expect(
+            show.stdout.contains(
+                "client: demo-service (client_secret_basic)\nclient secret: <redacted>\ngrant: client_credentials\n"
+            )
+        )
         #expect(!show.stdout.contains("demo-service-secret"))
         #expect(show.stdout.contains("\nresources: \(base)\n"), "\(show.stdout)")
         let timeline = try await CLI.run(
@@ -346,8 +351,11 @@ func httpGetLocation(_ url: String) async throws -> String {
         #expect(try await httpExchange(bearer).0 == 200)
     }
 
-    /// Expired tokens without a refresh token: sign in again, and the message says how.
-    @Test func reauthorizationRequired() async throws {
+    /// A client credentials profile renews itself (RFC 6749 §4.4): once its access token has
+    /// expired, `token` and `request` get a new one with a new client credentials grant (the
+    /// stored secret, or `REMOTE_AUTH_CLIENT_SECRET`), one token request each, and nobody is told
+    /// to sign in again.
+    @Test func clientCredentialsProfileRenewsItself() async throws {
         let home = Self.home()
         defer { try? FileManager.default.removeItem(atPath: home) }
         let sandbox = try SandboxProcess(["--access-token-ttl", "1"])
@@ -361,7 +369,48 @@ func httpGetLocation(_ url: String) async throws -> String {
             environment: environment
         )
         #expect(signedIn.status == 0, "\(signedIn.stderr)")
+        let first = try await CLI.run(["token", "--profile", "svc"], environment: environment)
         try await Task.sleep(for: .seconds(2))
+        let before = try sandbox.tokenRequests()
+        // The stored secret alone renews it: the environment no longer has one.
+        let token = try await CLI.run(["token", "--profile", "svc"], environment: ["REMOTE_AUTH_HOME": home])
+        #expect(token.status == 0, "\(token.stderr)")
+        #expect(token.stderr == "")
+        #expect(!token.stdout.isEmpty && token.stdout != first.stdout)
+        #expect(try sandbox.tokenRequests() == before + 1)
+        try await Task.sleep(for: .seconds(2))
+        let request = try await CLI.run(
+            ["request", "--profile", "svc", base + "/1.1/statuses/home_timeline.json"],
+            environment: environment
+        )
+        #expect(request.status == 0, "\(request.stderr)")
+        #expect(request.stdout.hasPrefix("["), "\(request.stdout)")
+        #expect(!request.stderr.contains("sign in again"))
+        #expect(try sandbox.tokenRequests() == before + 2)
+    }
+
+    /// A code-flow profile without a refresh token still ends at expiry: the tool says how to
+    /// sign in again, and shows no secret.
+    @Test func reauthorizationRequired() async throws {
+        let home = Self.home()
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let sandbox = try SandboxProcess(["--access-token-ttl", "1"])
+        let base = try await sandbox.baseURL()
+        let environment = ["REMOTE_AUTH_HOME": home]
+        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+        let store = try FileTokenStore(path: home + "/tokens.json")
+        try await store.save(
+            OAuth2.Session(
+                tokens: OAuth2.Tokens(accessToken: "expired-token", tokenType: "Bearer", expiresAt: 1),
+                tokenEndpoint: base + "/oauth2/token",
+                clientID: "demo-service",
+                clientAuthentication: .clientSecretBasic,
+                clientSecret: "demo-service-secret",
+                resourceOrigins: [base]
+            ),
+            service: "svc",
+            account: "demo-service"
+        )
         let token = try await CLI.run(["token", "--profile", "svc"], environment: environment)
         #expect(token.status == 1)
         #expect(token.stdout == "")

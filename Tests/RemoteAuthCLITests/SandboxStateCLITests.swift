@@ -43,6 +43,12 @@ final class SandboxProcess {
         return String(first.dropFirst("RemoteAuth sandbox listening on ".count))
     }
 
+    /// How many token requests the sandbox has answered with `200`, from its request log.
+    func tokenRequests() throws -> Int {
+        String(decoding: try Data(contentsOf: output), as: UTF8.self).split(separator: "\n")
+            .filter { $0 == "POST /oauth2/token 200" }.count
+    }
+
     func kill() async {
         Glibc.kill(process.processIdentifier, SIGKILL)
         await CLI.exited(process)

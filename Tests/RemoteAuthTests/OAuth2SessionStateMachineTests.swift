@@ -174,3 +174,33 @@ import Testing
         #expect((Self.failure(expiring.tokenNeeded(at: 1_000)) as? OAuth2.Error)?.code == .refreshLimitExceeded)
     }
 }
+
+/// A source that renews without a refresh token (client credentials, RFC 6749 §4.4.3).
+@Suite struct OAuth2SessionStateMachineSourceTests {
+    typealias Machine = OAuth2.RefreshStateMachine
+    typealias T = OAuth2SessionStateMachineTests
+
+    @Test func expiredTokenWithoutRefreshTokenIsRenewedWhenTheSourceCan() {
+        var renewing = Machine(tokens: Fixture.tokens("a1", refresh: nil, expiresAt: 1_000), renewsWithoutRefreshToken: true)
+        #expect(T.access(renewing.tokenNeeded(at: 939)) == "a1")
+        guard case .startRefresh(let tokens) = renewing.tokenNeeded(at: 940) else {
+            Issue.record("expected a renewal within the skew")
+            return
+        }
+        #expect(tokens.accessToken.reveal() == "a1")
+        let saved = T.persisting(renewing.refreshSucceeded(Fixture.tokens("a2", refresh: nil, expiresAt: 4_600), at: 940))
+        #expect(saved?.refreshToken == nil)
+        #expect(T.access(renewing.persisted()) == "a2")
+
+        // A refused token is renewed too.
+        guard case .startRefresh = renewing.tokenRejected("a2", at: 950) else {
+            Issue.record("expected a renewal after invalid_token")
+            return
+        }
+
+        var ending = Machine(tokens: Fixture.tokens("a1", refresh: nil, expiresAt: 1_000))
+        #expect(T.access(ending.tokenNeeded(at: 940)) == "a1")  // Still usable: used as is.
+        let error = T.failure(ending.tokenNeeded(at: 1_000)) as? OAuth2.Error
+        #expect(error?.code == .reauthorizationRequired)
+    }
+}

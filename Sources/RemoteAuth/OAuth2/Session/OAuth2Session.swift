@@ -56,6 +56,14 @@ extension OAuth2 {
         /// for the ID tokens of refreshes ([Core §12.2](https://openid.net/specs/openid-connect-core-1_0.html#RefreshTokenResponse)),
         /// and its `end_session_endpoint`. A file written before it has none and still decodes.
         public var openIDProvider: OpenIDProvider?
+        /// The grant that got the tokens, when it was not the authorization code grant: a
+        /// `client_credentials` session is renewed with a new client credentials grant at expiry
+        /// (``tokenSource(flow:)``). A file written before it has none and still decodes.
+        public var grant: GrantType?
+        /// The `resource` values (RFC 8707) the tokens were requested for, sent again when a
+        /// grant other than `refresh_token` renews them.
+        /// [RFC 8707 §2](https://www.rfc-editor.org/rfc/rfc8707#section-2)
+        public var resources: [String]?
 
         public init(
             tokens: Tokens,
@@ -71,7 +79,9 @@ extension OAuth2 {
             dpopKey: JOSE.JWK? = nil,
             clientKeyReference: String? = nil,
             clientCertificate: ClientCertificateReference? = nil,
-            openIDProvider: OpenIDProvider? = nil
+            openIDProvider: OpenIDProvider? = nil,
+            grant: GrantType? = nil,
+            resources: [String]? = nil
         ) {
             self.tokens = tokens
             self.issuer = issuer
@@ -87,6 +97,20 @@ extension OAuth2 {
             self.clientKeyReference = clientKeyReference
             self.clientCertificate = clientCertificate
             self.openIDProvider = openIDProvider
+            self.grant = grant
+            self.resources = resources
+        }
+
+        /// How this session's tokens are renewed through `flow`: a new client credentials grant
+        /// for a ``grant`` of `client_credentials` (with the stored ``scope`` and ``resources``),
+        /// else the refresh token ([RFC 6749 §6](https://www.rfc-editor.org/rfc/rfc6749#section-6)).
+        public func tokenSource(flow: Flow) -> any TokenSource {
+            switch grant {
+            case .clientCredentials?:
+                return ClientCredentialsSource(flow: flow, scope: scope ?? [], resources: resources ?? [])
+            default:
+                return RefreshTokenSource(flow: flow)
+            }
         }
 
         /// ``resourceOrigins`` as scopes, for ``InMemoryCredentialStore/add(_:for:allowingPlainHTTP:)``.
@@ -99,6 +123,7 @@ extension OAuth2 {
 
         public var description: String {
             var parts = ["clientID: \(clientID)", "tokenEndpoint: \(tokenEndpoint)"]
+            if let grant { parts.append("grant: \(grant)") }
             if let issuer { parts.append("issuer: \(issuer)") }
             parts.append("clientAuthentication: \(clientAuthentication)")
             if clientSecret != nil { parts.append("clientSecret: <redacted>") }

@@ -27,6 +27,11 @@ extension OAuth2 {
     /// - Any other refresh failure (a ``TransportError``, a `server_error`) is handed to the
     ///   callers as is; the next call may refresh again.
     /// - At most ``RefreshPolicy/maximumRefreshes`` per ``RefreshPolicy/window`` seconds.
+    /// - Tokens without a refresh token end the session at expiry
+    ///   (``OAuth2/Error/Code/reauthorizationRequired``), unless the session's source renews
+    ///   without one (``TokenSource/renewsWithoutRefreshToken``: client credentials, RFC 6749
+    ///   §4.4.3, where the server should not issue a refresh token); then "refresh" below means
+    ///   a new grant.
     package struct RefreshStateMachine: Sendable {
         package enum Action: Sendable {
             /// Hand these tokens to the caller.
@@ -73,9 +78,19 @@ extension OAuth2 {
         /// When each refresh of the current window started.
         private var refreshStarts: [Int64] = []
 
-        package init(tokens: Tokens, policy: RefreshPolicy = .init()) {
+        /// The source renews tokens that have no refresh token (client credentials, JWT bearer,
+        /// token exchange: ``TokenSource/renewsWithoutRefreshToken``).
+        package let renewsWithoutRefreshToken: Bool
+
+        package init(tokens: Tokens, policy: RefreshPolicy = .init(), renewsWithoutRefreshToken: Bool = false) {
             self.tokens = tokens
             self.policy = policy
+            self.renewsWithoutRefreshToken = renewsWithoutRefreshToken
+        }
+
+        /// Whether `tokens` can be renewed without a new sign-in.
+        private func canRenew(_ tokens: Tokens) -> Bool {
+            tokens.refreshToken != nil || renewsWithoutRefreshToken
         }
 
         /// `true` when a refresh returned tokens the store has not saved yet.
@@ -111,7 +126,7 @@ extension OAuth2 {
                 // A refresh is in flight or done since that token was sent: use its result.
                 return tokenNeeded(at: now)
             }
-            guard tokens.refreshToken != nil else {
+            guard canRenew(tokens) else {
                 return terminal(
                     OAuth2.Error(.reauthorizationRequired, "the access token was refused and there is no refresh token")
                 )
@@ -147,7 +162,7 @@ extension OAuth2 {
                 state = .idle
                 return .use(stored)
             }
-            guard stored.refreshToken != nil else {
+            guard canRenew(stored) else {
                 return terminal(
                     OAuth2.Error(
                         .reauthorizationRequired,
@@ -225,7 +240,7 @@ extension OAuth2 {
                 return .use(tokens)
             }
             let expired = tokens.expires(within: 0, of: now)
-            guard tokens.refreshToken != nil else {
+            guard canRenew(tokens) else {
                 if !expired {
                     state = .idle
                     return .use(tokens)

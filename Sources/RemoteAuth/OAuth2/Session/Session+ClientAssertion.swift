@@ -69,7 +69,12 @@ extension OAuth2.Session {
 extension OAuth2.TokenSession {
     /// ``restore(from:service:account:transport:policy:now:random:)`` for a session whose client
     /// authenticates with `private_key_jwt` (`assertionKey`) or `client_secret_jwt`. A session
-    /// with a ``OAuth2/Session/dpopKey`` refreshes with proofs of that key here too.
+    /// with a ``OAuth2/Session/dpopKey`` refreshes with proofs of that key here too. A session
+    /// whose ``OAuth2/Session/grant`` is `client_credentials` renews itself with a new grant at
+    /// expiry (``OAuth2/Session/tokenSource(flow:)``).
+    ///
+    /// - Parameter clientSecret: the client secret to authenticate with instead of the stored
+    ///   one (a secret rotated since the sign-in, or one never stored); it is not saved.
     public static func restore(
         from store: any TokenStore,
         service: String,
@@ -78,14 +83,17 @@ extension OAuth2.TokenSession {
         policy: OAuth2.RefreshPolicy = .init(),
         now: @escaping @Sendable () -> Int64,
         assertionKey: JOSE.SigningKey?,
+        clientSecret: Secret? = nil,
         random: RandomSource
     ) async throws -> OAuth2.TokenSession {
         guard let stored = try await store.oauth2Session(service: service, account: account) else {
             throw OAuth2.Error(.reauthorizationRequired, "no OAuth 2 session is stored for \(service)/\(account)")
         }
+        var client = stored
+        if let clientSecret { client.clientSecret = clientSecret }
         // A session with a DPoP key refreshes with proofs of that key (RFC 9449 §5).
         let dpop = try stored.dpopProver(now: now, random: random)
-        let flow = try stored.flow(
+        let flow = try client.flow(
             over: dpop.map { stored.dpopTransport(transport, prover: $0) } ?? transport,
             now: now,
             assertionKey: assertionKey,
@@ -99,7 +107,7 @@ extension OAuth2.TokenSession {
             policy: policy,
             now: now,
             dpop: dpop,
-            refresher: { try await flow.refresh($0) }
+            source: stored.tokenSource(flow: flow)
         )
     }
 }

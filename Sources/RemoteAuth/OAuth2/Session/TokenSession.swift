@@ -36,7 +36,8 @@ extension OAuth2 {
         /// The store, when it coordinates refreshes across processes: then every refresh runs
         /// holding the session's key (``CoordinatedTokenStore``).
         private let coordinated: (any CoordinatedTokenStore)?
-        private let refresher: Refresher
+        /// Where new tokens come from: a refresh token, or a grant that renews without one.
+        public nonisolated let source: any TokenSource
         private let now: @Sendable () -> Int64
         /// The session as last saved or read, its tokens aside (the machine holds those).
         private var stored: Session
@@ -57,6 +58,7 @@ extension OAuth2 {
         ///   - now: seconds since 1970.
         ///   - dpop: the prover for a session whose tokens are DPoP-bound (give the refresher
         ///     the same prover, e.g. through ``DPoP/Transport``).
+        ///   - refresher: turns tokens into new ones with their refresh token.
         /// - Throws: ``ClientError/Code/invalidURL`` for a resource origin that is not an absolute
         ///   `http`/`https` URL.
         public init(
@@ -69,15 +71,47 @@ extension OAuth2 {
             dpop: DPoP.Prover? = nil,
             refresher: @escaping Refresher
         ) throws {
+            try self.init(
+                session: session,
+                store: store,
+                service: service,
+                account: account,
+                policy: policy,
+                now: now,
+                dpop: dpop,
+                source: ClosureTokenSource(refresher: refresher)
+            )
+        }
+
+        /// A session renewed by `source`: ``RefreshTokenSource`` for a user's sign-in,
+        /// ``ClientCredentialsSource`` (or another grant) for tokens that come without a refresh
+        /// token and are renewed at expiry without anyone signing in again.
+        ///
+        /// - Throws: ``ClientError/Code/invalidURL`` for a resource origin that is not an absolute
+        ///   `http`/`https` URL.
+        public init(
+            session: Session,
+            store: any TokenStore,
+            service: String,
+            account: String,
+            policy: RefreshPolicy = .init(),
+            now: @escaping @Sendable () -> Int64,
+            dpop: DPoP.Prover? = nil,
+            source: any TokenSource
+        ) throws {
             self.dpop = dpop
             self.key = TokenStoreKey(service: service, account: account)
             self.resourceScopes = try session.resourceScopes()
             self.store = store
             self.coordinated = store as? any CoordinatedTokenStore
-            self.refresher = refresher
+            self.source = source
             self.now = now
             self.stored = session
-            self.machine = RefreshStateMachine(tokens: session.tokens, policy: policy)
+            self.machine = RefreshStateMachine(
+                tokens: session.tokens,
+                policy: policy,
+                renewsWithoutRefreshToken: source.renewsWithoutRefreshToken
+            )
         }
 
         /// The session saved under `service` and `account`.
@@ -164,7 +198,7 @@ extension OAuth2 {
                     }
                     refreshCount += 1
                     do {
-                        let new = try await refresher(tokens)
+                        let new = try await source.renew(tokens)
                         action = machine.refreshSucceeded(new, at: now())
                     } catch {
                         action = machine.refreshFailed(error, at: now())
@@ -218,7 +252,7 @@ extension OAuth2 {
             guard case .startRefresh(let tokens) = action else { return (action, nil) }
             refreshCount += 1
             do {
-                action = machine.refreshSucceeded(try await refresher(tokens), at: now())
+                action = machine.refreshSucceeded(try await source.renew(tokens), at: now())
             } catch {
                 return (machine.refreshFailed(error, at: now()), nil)
             }

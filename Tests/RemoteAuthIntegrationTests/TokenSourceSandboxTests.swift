@@ -1,0 +1,108 @@
+import Foundation
+import HTTPTypes
+import RemoteAuth
+import RemoteAuthAsyncHTTPClient
+import RemoteAuthSandbox
+import Synchronization
+import Testing
+
+/// Token sessions renewed by a grant other than `refresh_token`, against the sandbox over
+/// sockets, with a clock the test moves (the sandbox issues one-hour tokens).
+@Suite struct TokenSourceSandboxTests {
+    final class TestClock: Sendable {
+        private let seconds: Mutex<Int64>
+        init(_ start: Int64) { seconds = Mutex(start) }
+        var now: @Sendable () -> Int64 { { self.seconds.withLock { $0 } } }
+        func advance(_ by: Int64) { seconds.withLock { $0 += by } }
+    }
+
+    static let timeline = "/1.1/statuses/home_timeline.json"
+
+    /// A client credentials session has no refresh token (RFC 6749 §4.4.3); once its token has
+    /// expired, 100 concurrent requests renew it with one new client credentials grant, save it,
+    /// and all succeed.
+    @Test func clientCredentialsSessionRenewsItselfOnce() async throws {
+        try await Sandbox.withSandbox { sandbox in
+            let base = sandbox.baseURL
+            try await AsyncHTTPClientTransport.withTransport { ahc in
+                let recording = RecordingTransport(ahc)
+                let clock = TestClock(Int64(Date().timeIntervalSince1970))
+                let flow = OAuth2.Flow(
+                    server: OAuth2.AuthorizationServer(issuer: base, tokenEndpoint: base + "/oauth2/token"),
+                    client: OAuth2.Client(id: "demo-service", authentication: .clientSecretBasic("demo-service-secret")),
+                    transport: recording,
+                    now: clock.now
+                )
+                let first = try await flow.clientCredentials(scope: ["statuses:read"]).tokens
+                #expect(first.refreshToken == nil)
+                let store = InMemoryTokenStore()
+                let session = try OAuth2.TokenSession(
+                    session: OAuth2.Session(
+                        tokens: first,
+                        tokenEndpoint: base + "/oauth2/token",
+                        clientID: "demo-service",
+                        resourceOrigins: [base],
+                        grant: .clientCredentials
+                    ),
+                    store: store,
+                    service: "svc",
+                    account: "demo-service",
+                    now: clock.now,
+                    source: OAuth2.ClientCredentialsSource(flow: flow, scope: ["statuses:read"])
+                )
+                let credentials = InMemoryCredentialStore()
+                await session.register(in: credentials)
+                let client = AuthenticatingClient(transport: recording, credentials: credentials)
+                #expect(try await client.get(base + Self.timeline).0.status == .ok)
+
+                clock.advance(3_600)
+                let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                    for _ in 0..<100 { group.addTask { try await client.get(base + Self.timeline).0.status.code } }
+                    return try await group.reduce(into: [Int]()) { $0.append($1) }
+                }
+                #expect(statuses == Array(repeating: 200, count: 100))
+                let tokenRequests = recording.hops.filter { $0.request.path == "/oauth2/token" }
+                #expect(tokenRequests.count == 2)
+                #expect(tokenRequests.allSatisfy { $0.status == 200 })
+                #expect(await session.refreshCount == 1)
+                let saved = try #require(try await store.oauth2Session(service: "svc", account: "demo-service"))
+                #expect(saved.tokens.accessToken != first.accessToken)
+                #expect(saved.tokens.accessToken == (await session.session).tokens.accessToken)
+                #expect(saved.grant == .clientCredentials)
+            }
+        }
+    }
+
+    /// Without a source that renews without a refresh token, the same session ends at expiry.
+    @Test func refreshTokenSourceCannotRenewClientCredentials() async throws {
+        try await Sandbox.withSandbox { sandbox in
+            let base = sandbox.baseURL
+            try await AsyncHTTPClientTransport.withTransport { ahc in
+                let clock = TestClock(Int64(Date().timeIntervalSince1970))
+                let flow = OAuth2.Flow(
+                    server: OAuth2.AuthorizationServer(issuer: base, tokenEndpoint: base + "/oauth2/token"),
+                    client: OAuth2.Client(id: "demo-service", authentication: .clientSecretBasic("demo-service-secret")),
+                    transport: ahc,
+                    now: clock.now
+                )
+                let first = try await flow.clientCredentials().tokens
+                let session = try OAuth2.TokenSession(
+                    session: OAuth2.Session(
+                        tokens: first,
+                        tokenEndpoint: base + "/oauth2/token",
+                        clientID: "demo-service",
+                        resourceOrigins: [base]
+                    ),
+                    store: InMemoryTokenStore(),
+                    service: "svc",
+                    account: "demo-service",
+                    now: clock.now,
+                    source: OAuth2.RefreshTokenSource(flow: flow)
+                )
+                clock.advance(3_600)
+                let error = await #expect(throws: OAuth2.Error.self) { try await session.validTokens() }
+                #expect(error?.code == .reauthorizationRequired)
+            }
+        }
+    }
+}
