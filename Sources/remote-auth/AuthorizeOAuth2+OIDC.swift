@@ -114,8 +114,9 @@ extension AuthorizeOAuth2 {
     }
 
     /// `--oidc`: the ID token the flow validated, and the UserInfo claims, on stdout; the token
-    /// itself is not printed.
-    func printOpenID(tokens: OAuth2.Tokens, flow: OAuth2.Flow) async throws {
+    /// itself is not printed. A DPoP-bound token goes to UserInfo with a proof of `prover`'s key
+    /// (RFC 9449 §7.1). A UserInfo failure is a warning: the validated sign-in is kept.
+    func printOpenID(tokens: OAuth2.Tokens, flow: OAuth2.Flow, prover: OAuth2.DPoP.Prover?) async throws {
         guard let token = tokens.idToken else { return }
         let idToken = try OpenIDConnect.IDToken(claims: JOSE.CompactJWS(token.reveal()).claims(), token: token)
         Terminal.writeLine("ID token validated (OpenID Connect Core §3.1.3.7); claims:")
@@ -123,7 +124,13 @@ extension AuthorizeOAuth2 {
             Terminal.writeLine("  \(name): \(value)")
         }
         guard flow.openIDConnect?.userInfoEndpoint != nil else { return }
-        let info = try await flow.userInfo(accessToken: tokens.accessToken, subject: idToken.subject)
+        let info: OpenIDConnect.UserInfo
+        do {
+            info = try await flow.userInfo(tokens: tokens, subject: idToken.subject, dpop: prover)
+        } catch {
+            Terminal.writeError("warning: UserInfo failed, the sign-in is kept: \(describe(error))\n")
+            return
+        }
         Terminal.writeLine("UserInfo:")
         for (name, value) in info.claims.sorted(by: { $0.key < $1.key }) {
             Terminal.writeLine("  \(name): \(value)")

@@ -229,7 +229,7 @@ struct AuthorizeOAuth2: AsyncParsableCommand {
                     tokens = try await flow.clientCredentials(scope: command.scopes, resources: command.resource).tokens
                 } else {
                     tokens = try await command.codeGrant(flow)
-                    if command.oidc { try await command.printOpenID(tokens: tokens, flow: flow) }
+                    if command.oidc { try await command.printOpenID(tokens: tokens, flow: flow, prover: prover) }
                 }
                 var session = try command.session(
                     tokens: tokens,

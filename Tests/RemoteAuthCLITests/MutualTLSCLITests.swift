@@ -70,7 +70,8 @@ import Testing
         )
         #expect(request.status == 0, "\(request.stderr)")
         #expect(request.stdout.hasPrefix("["), "\(request.stdout)")
-        // Another certificate on the command line: the bound token is refused (RFC 8705 §3).
+        // Another certificate on the command line: the bound token is refused (RFC 8705 §3), and
+        // the client credentials renewal with that certificate too (§2.2).
         let another = try await CLI.run(
             [
                 "request", "--profile", "selfie", "--cacert", serverCert, "--cert", otherCert, "--key", otherKey,
@@ -81,7 +82,9 @@ import Testing
         #expect(another.status != 0)
         #expect(another.stdout == "")
         #expect(
-            another.stderr.hasPrefix("remote-auth: the access token was refused and there is no refresh token"),
+            another.stderr.hasPrefix(
+                "remote-auth: the server refused: invalid_client (the certificate is not the one registered for the client (RFC 8705 §2.2))"
+            ),
             "\(another.stderr)"
         )
 

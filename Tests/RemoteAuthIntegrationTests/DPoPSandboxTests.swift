@@ -359,3 +359,46 @@ struct DPoPSandboxTests {
         }
     }
 }
+
+/// UserInfo with a DPoP-bound token (RFC 9449 §7.1): sent as `DPoP` with a proof it succeeds,
+/// nonce retry included; sent as Bearer the provider refuses it.
+@Suite(.timeLimit(.minutes(1))) struct DPoPUserInfoTests {
+    @Test(arguments: [false, true]) func userInfoWithADPoPBoundToken(nonce: Bool) async throws {
+        try await Sandbox.withSandbox(DPoPSandboxTests.autoApproving(nonce: nonce)) { sandbox in
+            let base = sandbox.baseURL
+            try await AsyncHTTPClientTransport.withTransport { ahc in
+                let recording = RecordingTransport(ahc)
+                let prover = try OAuth2.DPoP.Prover(key: .generateP256(), now: DPoPSandboxTests.now)
+                let flow = try await OAuth2.Flow.discoverOpenIDConnect(
+                    issuer: base,
+                    client: .public(id: "demo-app"),
+                    transport: OAuth2.DPoP.Transport(recording, prover: prover, endpoints: [base + "/oauth2/token"]),
+                    now: DPoPSandboxTests.now
+                )
+                let request = try flow.authorizationRequest(
+                    redirectURI: OAuth2Wire.loopbackRedirect,
+                    scope: ["openid", "profile"],
+                    random: .system
+                )
+                let location = try #require(try await Wire.get(request.url).header("Location"))
+                let signIn = try await flow.signIn(fromCallback: location, pending: request.pending)
+                #expect(signIn.tokens.tokenType == "DPoP")
+
+                let before = recording.hops.count
+                let info = try await flow.userInfo(tokens: signIn.tokens, subject: signIn.idToken.subject, dpop: prover)
+                #expect(info.subject == "1001")
+                #expect(info.claims["name"] == "Alice")
+                let hops = recording.hops.dropFirst(before)
+                #expect(hops.map(\.status) == (nonce ? [401, 200] : [200]))
+                #expect(hops.last?.request.headerFields[.authorization] == "DPoP " + signIn.tokens.accessToken.reveal())
+                #expect(hops.last?.request.headerFields[.dpop] != nil)
+
+                let asBearer = await #expect(throws: OpenIDConnect.Error.self) {
+                    _ = try await flow.userInfo(accessToken: signIn.tokens.accessToken, subject: signIn.idToken.subject)
+                }
+                #expect(asBearer?.code == .userInfoFailed)
+                #expect(asBearer?.status == 401)
+            }
+        }
+    }
+}

@@ -28,7 +28,11 @@ import Testing
                 let recording = RecordingTransport(ahc)
                 let clock = TestClock(Int64(Date().timeIntervalSince1970))
                 let flow = OAuth2.Flow(
-                    server: OAuth2.AuthorizationServer(issuer: base, tokenEndpoint: base + "/oauth2/token"),
+                    server: OAuth2.AuthorizationServer(
+                        issuer: base,
+                        tokenEndpoint: base + "/oauth2/token",
+                        revocationEndpoint: base + "/oauth2/revoke"
+                    ),
                     client: OAuth2.Client(id: "demo-service", authentication: .clientSecretBasic("demo-service-secret")),
                     transport: recording,
                     now: clock.now
@@ -50,9 +54,7 @@ import Testing
                     now: clock.now,
                     source: OAuth2.ClientCredentialsSource(flow: flow, scope: ["statuses:read"])
                 )
-                let credentials = InMemoryCredentialStore()
-                await session.register(in: credentials)
-                let client = AuthenticatingClient(transport: recording, credentials: credentials)
+                let client = AuthenticatingClient(transport: recording, session: session)
                 #expect(try await client.get(base + Self.timeline).0.status == .ok)
 
                 clock.advance(3_600)
@@ -69,6 +71,13 @@ import Testing
                 #expect(saved.tokens.accessToken != first.accessToken)
                 #expect(saved.tokens.accessToken == (await session.session).tokens.accessToken)
                 #expect(saved.grant == .clientCredentials)
+
+                // Revoked at the server: the 401 invalid_token renews once, and the retry passes.
+                try await flow.revoke(saved.tokens.accessToken)
+                let hopsBefore = recording.hops.count
+                #expect(try await client.get(base + Self.timeline).0.status == .ok)
+                #expect(recording.hops.dropFirst(hopsBefore).map(\.status) == [401, 200, 200])
+                #expect(await session.refreshCount == 2)
             }
         }
     }

@@ -8,6 +8,10 @@ extension AuthenticatingClient {
         public var followsRedirects = true
         /// The most redirects one ``AuthenticatingClient/send(_:body:preemptive:)`` follows.
         public var maximumRedirects = 10
+        /// The most times one round trip is sent again because an authenticator asked
+        /// (``AuthenticationVerdict/retry``: a DPoP nonce, then a refreshed token); one more ask
+        /// is ``ClientError/Code/authenticationFailed``.
+        public var maximumAuthenticationRetries = 2
         /// Where Digest cnonces come from.
         public var cnonceGenerator: DigestCnonceGenerator = .system
         /// The Digest `qop` to prefer when the server offers several; `nil` means `auth`.

@@ -32,7 +32,12 @@ extension AuthenticatingClient {
             )
             try await perform(parties[index].prepare(preparation), on: &parties[index], request: request, body: body)
         }
-        var (response, responseBody) = try await roundTrip(Self.outgoing(request, parties), body: body)
+        let chain = try authenticators(for: request, credentialsAllowed: credentialsAllowed)
+        var (response, responseBody) = try await authenticatedRoundTrip(
+            Self.outgoing(request, parties),
+            body: body,
+            chain: chain
+        )
         while let index = parties.firstIndex(where: { $0.isChallenged(by: response) }) {
             var action = parties[index].received(response)
             if case .lookUpCredentials(let challenges) = action {
@@ -63,7 +68,11 @@ extension AuthenticatingClient {
                 break
             }
             try await perform(action, on: &parties[index], request: request, body: body)
-            (response, responseBody) = try await roundTrip(Self.outgoing(request, parties), body: body)
+            (response, responseBody) = try await authenticatedRoundTrip(
+                Self.outgoing(request, parties),
+                body: body,
+                chain: chain
+            )
         }
         return try await finish(response, responseBody, parties)
     }
@@ -190,7 +199,11 @@ extension AuthenticatingClient {
         return outgoing
     }
 
-    private func roundTrip(_ request: HTTPRequest, body: [UInt8]?) async throws -> (HTTPResponse, [UInt8]) {
+    func roundTrip(
+        _ request: HTTPRequest,
+        body: [UInt8]?,
+        sensitive: [HTTPField.Name] = []
+    ) async throws -> (HTTPResponse, [UInt8]) {
         await state.countRoundTrip()
         let logger = configuration.logger
         logger.debug(
@@ -199,7 +212,7 @@ extension AuthenticatingClient {
         )
         logger.trace(
             "request fields",
-            metadata: ["fields": .array(Redaction.redacted(request.headerFields).map { "\($0)" })]
+            metadata: ["fields": .array(Redaction.redacted(request.headerFields, also: sensitive).map { "\($0)" })]
         )
         let (response, responseBody) = try await transport.send(request, body: body)
         logger.debug("response", metadata: ["status": "\(response.status)", "bytes": "\(responseBody.count)"])

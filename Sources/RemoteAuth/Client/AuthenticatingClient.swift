@@ -38,14 +38,26 @@ import Logging
 public struct AuthenticatingClient: Sendable {
     public let transport: any HTTPTransport
     public let credentials: any CredentialStore
+    /// The authenticators run on every attempt, in order, each for its own origin
+    /// (``RequestAuthenticator``).
+    public let authenticators: [ScopedAuthenticator]
     public let configuration: Configuration
     /// Shared between copies of this client: the round-trip count and the Digest spaces.
     let state = ClientState()
 
-    public init(transport: any HTTPTransport, credentials: any CredentialStore, configuration: Configuration = .init())
-    {
+    /// - Parameters:
+    ///   - credentials: the credentials that answer `Basic` and `Digest` challenges, and the
+    ///     token authorizers of ``CredentialStore/authorizer(for:)``.
+    ///   - authenticators: run, in order, on every attempt at a request to their origin.
+    public init(
+        transport: any HTTPTransport,
+        credentials: any CredentialStore = InMemoryCredentialStore(),
+        authenticators: [ScopedAuthenticator] = [],
+        configuration: Configuration = .init()
+    ) {
         self.transport = transport
         self.credentials = credentials
+        self.authenticators = authenticators
         self.configuration = configuration
     }
 

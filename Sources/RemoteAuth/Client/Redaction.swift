@@ -20,12 +20,18 @@ public enum Redaction {
     /// `Proxy-Authorization` value keeps its scheme (`Basic <redacted>`), a cookie becomes
     /// `<redacted>`.
     public static func redacted(_ fields: HTTPFields) -> [String] {
-        fields.map { field in field.name.rawName + ": " + redactedValue(field) }
+        redacted(fields, also: [])
     }
 
-    /// The value of `field`, redacted when it is sensitive.
-    public static func redactedValue(_ field: HTTPField) -> String {
-        guard sensitiveFields.contains(field.name) else { return field.value }
+    /// ``redacted(_:)``, also hiding the values of `names`: the fields the client's
+    /// authenticators write (``RequestAuthenticator/writtenFields``).
+    public static func redacted(_ fields: HTTPFields, also names: [HTTPField.Name]) -> [String] {
+        fields.map { field in field.name.rawName + ": " + redactedValue(field, also: names) }
+    }
+
+    /// The value of `field`, redacted when it is sensitive (or one of `names`).
+    public static func redactedValue(_ field: HTTPField, also names: [HTTPField.Name] = []) -> String {
+        guard sensitiveFields.contains(field.name) || names.contains(field.name) else { return field.value }
         if field.name == .authorization || field.name == .proxyAuthorization,
             let space = field.value.firstIndex(of: " ")
         {

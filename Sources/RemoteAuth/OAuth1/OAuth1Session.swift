@@ -60,5 +60,27 @@ extension OAuth1 {
                 nonce: nonce
             )
         }
+
+        /// This session as a ``RequestAuthenticator`` for ``AuthenticatingClient``: every request
+        /// to `origin` (the request token URL's origin when `nil`) signed, in the provider's
+        /// placement unless `placement` is given.
+        public func authenticator(
+            now: @escaping @Sendable () -> Int64,
+            origin: AuthScope? = nil,
+            placement: Placement? = nil,
+            privateKey: RSAPrivateKey? = nil,
+            nonce: @escaping @Sendable () -> String = { Nonce.random() }
+        ) throws -> ScopedAuthenticator {
+            ScopedAuthenticator(
+                RequestSigner(
+                    signer: try signer(privateKey: privateKey),
+                    now: now,
+                    placement: placement ?? provider.placement,
+                    realm: provider.realm,
+                    nonce: nonce
+                ),
+                for: try origin ?? AuthScope(url: provider.requestTokenURL)
+            )
+        }
     }
 }

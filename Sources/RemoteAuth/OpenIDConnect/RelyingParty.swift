@@ -214,13 +214,50 @@ extension OAuth2.Flow {
 
     /// Asks the UserInfo endpoint about the end-user ([Core §5.3](https://openid.net/specs/openid-connect-core-1_0.html#UserInfo))
     /// and checks that its `sub` is the ID token's (§5.3.2).
+    /// The access token goes as `Bearer`; for a DPoP-bound token use
+    /// ``userInfo(tokens:subject:dpop:)``.
     public func userInfo(accessToken: Secret, subject: String) async throws -> OpenIDConnect.UserInfo {
+        try await userInfo(tokens: OAuth2.Tokens(accessToken: accessToken, tokenType: "Bearer"), subject: subject)
+    }
+
+    /// ``userInfo(accessToken:subject:)`` with the tokens as the token endpoint gave them: a
+    /// `DPoP` token goes with a proof of `dpop`'s key, and a `use_dpop_nonce` is retried once
+    /// with the server's nonce ([RFC 9449 §7.1, §9](https://www.rfc-editor.org/rfc/rfc9449#section-7.1)).
+    ///
+    /// - Throws: ``OAuth2/Error/Code/unsupportedTokenType`` for a `DPoP` token without `dpop`.
+    public func userInfo(tokens: OAuth2.Tokens, subject: String, dpop: OAuth2.DPoP.Prover? = nil) async throws
+        -> OpenIDConnect.UserInfo
+    {
+        try await userInfo(subject: subject, authenticator: OAuth2.AccessTokenAuthenticator(tokens: tokens, dpop: dpop))
+    }
+
+    /// ``userInfo(accessToken:subject:)`` authenticated by any ``RequestAuthenticator`` (a
+    /// ``TokenSession``, which renews its token when it has expired or is refused).
+    public func userInfo(subject: String, authenticator: any RequestAuthenticator) async throws
+        -> OpenIDConnect.UserInfo
+    {
         guard let endpoint = try requireOpenIDConnect().userInfoEndpoint else {
             throw OpenIDConnect.Error(.invalidConfiguration, "the provider has no userinfo_endpoint")
         }
-        let request = try OpenIDConnect.UserInfo.request(endpoint: endpoint, accessToken: accessToken)
-        let (response, body) = try await transport.send(request, body: nil)
+        try OAuth2.checkEndpoint(endpoint)
+        var fields = HTTPFields()
+        fields[.accept] = "application/json"
+        let request = try HTTPRequest(method: .get, absoluteURL: endpoint, headerFields: fields)
+        let client = AuthenticatingClient(
+            transport: transport,
+            authenticators: [ScopedAuthenticator(authenticator, for: try AuthScope(origin: request))],
+            configuration: Self.userInfoClientConfiguration
+        )
+        let (response, body) = try await client.send(request, body: nil)
         return try OpenIDConnect.UserInfo.parse(response: response, body: body, expectedSubject: subject)
+    }
+
+    /// UserInfo is one `GET`: no redirect is followed (Core §5.3.1 names no redirect, and a token
+    /// must not follow one).
+    private static var userInfoClientConfiguration: AuthenticatingClient.Configuration {
+        var configuration = AuthenticatingClient.Configuration()
+        configuration.followsRedirects = false
+        return configuration
     }
 
     /// The RP-initiated logout URL for `idToken` at the provider's `end_session_endpoint`.

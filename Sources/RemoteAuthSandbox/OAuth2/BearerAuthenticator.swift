@@ -23,7 +23,7 @@ struct BearerAuthenticator: RouterMiddleware {
         if authorizations.count == 1, let authorization = authorizations.first,
             let token = Self.dpopToken(authorization)
         {
-            record = try await dpopRecord(request, token: token)
+            record = try await dpopCheck.record(request, token: token)
         } else {
             guard authorizations.count == 1, let authorization = authorizations.first,
                 let token = Self.bearerToken(authorization)
@@ -38,7 +38,7 @@ struct BearerAuthenticator: RouterMiddleware {
             }
             // RFC 9449 §7.1: a DPoP-bound token presented as Bearer is refused.
             guard found.jkt == nil else {
-                throw dpopChallenge(.invalidToken, "this token is DPoP-bound: send it as DPoP with a proof")
+                throw dpopCheck.challenge(.invalidToken, "this token is DPoP-bound: send it as DPoP with a proof")
             }
             record = found
         }

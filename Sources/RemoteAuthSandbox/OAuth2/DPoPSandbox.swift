@@ -148,25 +148,29 @@ extension OAuth2Store {
     }
 }
 
-extension BearerAuthenticator {
+/// A resource request with a DPoP token, as the status API and UserInfo check it.
+struct DPoPResourceCheck: Sendable {
+    let store: OAuth2Store
+    let configuration: SandboxConfiguration
+
     /// `Authorization: DPoP <token>` with its proof ([RFC 9449 §7.1](https://www.rfc-editor.org/rfc/rfc9449#section-7.1)):
     /// the token bound to the proof's key, `ath` its hash, the resource server's nonce when
     /// nonces are on ([§9](https://www.rfc-editor.org/rfc/rfc9449#section-9)).
-    func dpopRecord(_ request: Request, token: String) async throws -> OAuth2Store.AccessToken {
-        guard Self.isB64Token(token) else {
-            throw dpopChallenge(.invalidRequest, "the DPoP credentials are not a b64token", status: .badRequest)
+    func record(_ request: Request, token: String) async throws -> OAuth2Store.AccessToken {
+        guard BearerAuthenticator.isB64Token(token) else {
+            throw challenge(.invalidRequest, "the DPoP credentials are not a b64token", status: .badRequest)
         }
         guard let record = await store.accessToken(token, now: configuration.now()), let jkt = record.jkt else {
-            throw dpopChallenge(.invalidToken, "the access token is unknown, expired, revoked or not DPoP-bound")
+            throw challenge(.invalidToken, "the access token is unknown, expired, revoked or not DPoP-bound")
         }
         let proof: String
         do {
             guard let found = try OAuth2.DPoP.ProofVerifier.proof(in: request.headers) else {
-                throw dpopChallenge(.invalidDPoPProof, "a DPoP token needs a DPoP proof")
+                throw challenge(.invalidDPoPProof, "a DPoP token needs a DPoP proof")
             }
             proof = found
         } catch let error as OAuth2.DPoP.Error {
-            throw dpopChallenge(.invalidDPoPProof, error.reason)
+            throw challenge(.invalidDPoPProof, error.reason)
         }
         let nonce = configuration.dpopNonce ? await store.dpop.nonce(for: .resourceServer) : nil
         do {
@@ -180,20 +184,20 @@ extension BearerAuthenticator {
                 nonce: nonce
             )
         } catch let error as OAuth2.DPoP.Error where error.asksForNonce {
-            var problem = dpopChallenge(.useDPoPNonce, "the resource server requires a DPoP nonce")
+            var problem = challenge(.useDPoPNonce, "the resource server requires a DPoP nonce")
             problem.headers[.dpopNonce] = nonce
             throw problem
         } catch let error as OAuth2.DPoP.Error where error.code == .keyMismatch {
-            throw dpopChallenge(.invalidToken, "the token is bound to another key")
+            throw challenge(.invalidToken, "the token is bound to another key")
         } catch let error as OAuth2.DPoP.Error {
-            throw dpopChallenge(.invalidDPoPProof, error.reason)
+            throw challenge(.invalidDPoPProof, error.reason)
         }
         return record
     }
 
     /// The refusal with a `DPoP` challenge ([RFC 9449 §7.1](https://www.rfc-editor.org/rfc/rfc9449#section-7.1)):
     /// `DPoP algs="…", error="…"`.
-    func dpopChallenge(
+    func challenge(
         _ code: OAuth2.ErrorCode,
         _ description: String,
         status: HTTPResponse.Status = .unauthorized
@@ -203,6 +207,11 @@ extension BearerAuthenticator {
         problem.headers[.wwwAuthenticate] = "DPoP algs=\"\(algs)\", error=\"\(code.rawValue)\""
         return problem
     }
+
+}
+
+extension BearerAuthenticator {
+    var dpopCheck: DPoPResourceCheck { DPoPResourceCheck(store: store, configuration: configuration) }
 
     /// The token of `DPoP TOKEN` (scheme without case), or `nil` for another scheme.
     static func dpopToken(_ value: String) -> String? {

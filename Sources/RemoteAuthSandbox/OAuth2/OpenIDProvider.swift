@@ -311,24 +311,43 @@ struct OpenIDRoutes: Sendable {
     }
 
     /// UserInfo ([Core §5.3](https://openid.net/specs/openid-connect-core-1_0.html#UserInfo)):
-    /// a Bearer access token granted `openid`; the claims of its scope. A certificate-bound
+    /// an access token granted `openid`; the claims of its scope. A DPoP-bound token only as
+    /// `DPoP` with a proof of its key, never as Bearer
+    /// ([RFC 9449 §7.1](https://www.rfc-editor.org/rfc/rfc9449#section-7.1)); a certificate-bound
     /// token only over a connection with that certificate
     /// ([RFC 8705 §3](https://www.rfc-editor.org/rfc/rfc8705#section-3)).
     func userInfo(_ request: Request, peer: PeerCertificate?) async throws -> Response {
         let authorizations = request.headers[values: .authorization]
-        guard authorizations.count == 1, let token = authorizations.first.flatMap(BearerAuthenticator.bearerToken)
-        else {
-            throw OpenIDBearerProblem(
-                status: .unauthorized,
-                error: nil,
-                description: "a Bearer access token is required"
-            )
+        let dpop = DPoPResourceCheck(store: store, configuration: configuration)
+        let record: OAuth2Store.AccessToken
+        if authorizations.count == 1, let token = authorizations.first.flatMap(BearerAuthenticator.dpopToken) {
+            record = try await dpop.record(request, token: token)
+        } else {
+            guard authorizations.count == 1, let token = authorizations.first.flatMap(BearerAuthenticator.bearerToken)
+            else {
+                throw OpenIDBearerProblem(
+                    status: .unauthorized,
+                    error: nil,
+                    description: "a Bearer access token is required"
+                )
+            }
+            guard let found = await store.accessToken(token, now: configuration.now()) else {
+                throw OpenIDBearerProblem(
+                    status: .unauthorized,
+                    error: "invalid_token",
+                    description: "the access token is unknown, expired or revoked"
+                )
+            }
+            guard found.jkt == nil else {
+                throw dpop.challenge(.invalidToken, "this token is DPoP-bound: send it as DPoP with a proof")
+            }
+            record = found
         }
-        guard let record = await store.accessToken(token, now: configuration.now()), let user = record.user else {
+        guard let user = record.user else {
             throw OpenIDBearerProblem(
                 status: .unauthorized,
                 error: "invalid_token",
-                description: "the access token is unknown, expired or revoked"
+                description: "the access token was issued to no user"
             )
         }
         if let bound = record.x5t, !OAuth2.CertificateBinding.isBound(bound, toPresented: peer?.der) {

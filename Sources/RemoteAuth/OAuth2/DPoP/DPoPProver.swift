@@ -129,15 +129,25 @@ extension OAuth2.DPoP {
         /// gave one, and `ath` when `accessToken` is given (a resource request).
         /// [RFC 9449 §4.2](https://www.rfc-editor.org/rfc/rfc9449#section-4.2)
         public func proof(method: HTTPRequest.Method, url: String, accessToken: Secret? = nil) throws -> String {
+            try proofAndNonce(method: method, url: url, accessToken: accessToken).proof
+        }
+
+        /// ``proof(method:url:accessToken:)`` and the nonce it carries.
+        package func proofAndNonce(
+            method: HTTPRequest.Method,
+            url: String,
+            accessToken: Secret? = nil
+        ) throws -> (proof: String, nonce: String?) {
+            let nonce = nonce(for: url)
             let claims = OAuth2.DPoP.claims(
                 method: method,
                 url: url,
                 issuedAt: now(),
                 jti: RemoteAuthBase64URL.encode(random.bytes(16)),
                 accessToken: accessToken,
-                nonce: nonce(for: url)
+                nonce: nonce
             )
-            return try JOSE.JWS.sign(claims, with: key, encodedHeader: encodedHeader)
+            return (try JOSE.JWS.sign(claims, with: key, encodedHeader: encodedHeader), nonce)
         }
 
         /// The nonce the next proof for `url` carries.

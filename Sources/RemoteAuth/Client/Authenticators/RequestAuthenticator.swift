@@ -1,0 +1,121 @@
+public import HTTPTypes
+
+/// The one seam for authenticating a request: anything that must add to a request before it is
+/// sent (header fields, the URL's query, the body) and judge the response (accept it, send the
+/// request again, or fail with a typed error). ``AuthenticatingClient`` runs an ordered chain of
+/// them (``ScopedAuthenticator``) on every attempt, each only for its own origin.
+///
+/// - ``authenticate(_:)`` is called before every send of a request, the retries included, with
+///   the request as the caller built it (and after the client's own challenge answers): the
+///   authenticator writes what it needs into the ``AuthenticationAttempt`` and keeps what it
+///   must remember in the attempt's context (the token it sent, the nonce its proof carried).
+/// - ``judge(_:to:)`` sees **every** response to an attempt it authenticated, a `200` too (a
+///   DPoP server sends nonces with any response,
+///   [RFC 9449 §8.2](https://www.rfc-editor.org/rfc/rfc9449#section-8.2)), and returns
+///   ``AuthenticationVerdict/accept`` or ``AuthenticationVerdict/retry``, or throws to fail the
+///   request. Retries are bounded by the client
+///   (``AuthenticatingClient/Configuration/maximumAuthenticationRetries``): an authenticator that
+///   keeps asking makes the request fail with ``ClientError/Code/authenticationFailed``, never a
+///   loop.
+/// - State that must outlive one request (a refreshed token, a server's nonce) belongs in the
+///   authenticator itself (an actor or a locked class), so that a client rebuilt for each call
+///   (an OpenAPI middleware handed a new `next`) keeps it when it keeps the authenticator.
+/// - ``writtenFields`` names the fields it writes, so that logs redact them
+///   (``Redaction/redacted(_:also:)``).
+///
+/// Conformers in the library: ``BearerToken``, ``OAuth2/TokenSession`` (Bearer, and DPoP with its
+/// nonce retry), ``OAuth1/RequestSigner`` (header, query or body placement).
+public protocol RequestAuthenticator: Sendable {
+    /// The fields this authenticator writes, whose values are credentials.
+    var writtenFields: [HTTPField.Name] { get }
+
+    /// Adds this authenticator's part to `attempt`.
+    func authenticate(_ attempt: inout AuthenticationAttempt) async throws
+
+    /// The response to an attempt this authenticator authenticated; it may note in the
+    /// attempt's context what the next attempt must know (that a refresh was already tried).
+    func judge(_ response: HTTPResponse, to attempt: inout AuthenticationAttempt) async throws
+        -> AuthenticationVerdict
+}
+
+extension RequestAuthenticator {
+    /// Accepts every response.
+    public func judge(_ response: HTTPResponse, to attempt: inout AuthenticationAttempt) async throws
+        -> AuthenticationVerdict
+    { .accept }
+}
+
+/// What an authenticator decides about a response.
+public enum AuthenticationVerdict: Sendable, Hashable {
+    /// The response goes on (to the next authenticator's judgement, then to the caller).
+    case accept
+    /// Send the request again: every authenticator authenticates it afresh (a refreshed token, a
+    /// proof with the server's nonce).
+    case retry
+}
+
+/// One send of a request, as the authenticators of ``AuthenticatingClient`` build it: the
+/// request (method, URL with its query, header fields), its body, and a context that lives as
+/// long as the request (across its retries), where each authenticator keeps what it needs to
+/// judge the response. `description` shows the method and the redacted URL only.
+public struct AuthenticationAttempt: Sendable, CustomStringConvertible {
+    /// The request as it will be sent; authenticators may change any part of it.
+    public var request: HTTPRequest
+    /// The body as it will be sent (`nil`: none); an authenticator that signs it (OAuth 1.0a
+    /// body placement, a digest) may replace it.
+    public var body: [UInt8]?
+    /// 1 for the first send, 2 for the first retry, …
+    public let number: Int
+    private var values: [String: any Sendable]
+
+    /// An attempt at sending `request`; the context starts empty.
+    public init(request: HTTPRequest, body: [UInt8]?, number: Int = 1) {
+        self.request = request
+        self.body = body
+        self.number = number
+        self.values = [:]
+    }
+
+    /// The next attempt at the same request: the request as the caller built it again, the
+    /// context kept.
+    func retry(request: HTTPRequest, body: [UInt8]?) -> AuthenticationAttempt {
+        var next = AuthenticationAttempt(request: request, body: body, number: number + 1)
+        next.values = values
+        return next
+    }
+
+    /// A value kept in the attempt's context under `key`.
+    public subscript<Value: Sendable>(key: AuthenticationAttempt.Key<Value>) -> Value? {
+        get { values[key.name] as? Value }
+        set { values[key.name] = newValue }
+    }
+
+    /// A typed key of the context; give each its own name (`"com.example.signer.sent"`).
+    public struct Key<Value: Sendable>: Sendable, Hashable {
+        public let name: String
+        public init(_ name: String) { self.name = name }
+    }
+
+    public var description: String {
+        "AuthenticationAttempt(#\(number) \(request.method) \(Redaction.redactedURL(request.absoluteURL)))"
+    }
+}
+
+/// A ``RequestAuthenticator`` with the origin it may authenticate: the client runs it only for
+/// requests to that origin (never after a redirect has left the origin the request started at),
+/// and never over plain `http` except to loopback hosts or with the caller's opt-in.
+public struct ScopedAuthenticator: Sendable, CustomStringConvertible {
+    public let scope: AuthScope
+    public let authenticator: any RequestAuthenticator
+    public let allowsPlainHTTP: Bool
+
+    public init(_ authenticator: any RequestAuthenticator, for scope: AuthScope, allowingPlainHTTP: Bool = false) {
+        self.scope = scope.origin
+        self.authenticator = authenticator
+        self.allowsPlainHTTP = allowingPlainHTTP
+    }
+
+    public var description: String {
+        "\(type(of: authenticator)) for \(scope)" + (allowsPlainHTTP ? " (plain http allowed)" : "")
+    }
+}

@@ -1,0 +1,109 @@
+public import HTTPTypes
+
+/// A ``OAuth2/TokenSession`` is a ``RequestAuthenticator``: valid tokens on every attempt
+/// (renewed first when they expire within the skew), `Bearer` or `DPoP` with a proof
+/// ([RFC 6750 §2.1](https://www.rfc-editor.org/rfc/rfc6750#section-2.1),
+/// [RFC 9449 §7.1](https://www.rfc-editor.org/rfc/rfc9449#section-7.1)). Judging the response:
+/// a resource server's `use_dpop_nonce` is retried once with its nonce (§9); a `401` whose
+/// challenge says `error="invalid_token"` ([RFC 6750 §3.1](https://www.rfc-editor.org/rfc/rfc6750#section-3.1))
+/// renews the token once per request (or takes the newer one when another request already
+/// did) and retries; anything else is accepted as is, for the caller.
+extension OAuth2.TokenSession: RequestAuthenticator {
+    public nonisolated var writtenFields: [HTTPField.Name] { [.authorization, .dpop] }
+
+    public func authenticate(_ attempt: inout AuthenticationAttempt) async throws {
+        let tokens = try await validTokens()
+        try OAuth2.AccessTokenAuthenticator.write(tokens, dpop: dpop, into: &attempt)
+    }
+
+    /// - Throws: ``OAuth2/Error/Code/reauthorizationRequired`` when the token was refused and
+    ///   cannot be renewed.
+    public func judge(_ response: HTTPResponse, to attempt: inout AuthenticationAttempt) async throws
+        -> AuthenticationVerdict
+    {
+        if OAuth2.AccessTokenAuthenticator.answersNonce(response, attempt: attempt, prover: dpop) { return .retry }
+        guard response.status == .unauthorized, attempt[Self.renewed] != true,
+            let sent = attempt[OAuth2.AccessTokenAuthenticator.sent],
+            Self.isInvalidToken(Self.firstChallenge(in: response, scheme: sent.scheme), response)
+        else { return .accept }
+        attempt[Self.renewed] = true
+        _ = try await tokenRejected(sent.accessToken)
+        return .retry
+    }
+
+    /// Set once a request's token was refused and renewed: a second refusal is the caller's.
+    private static let renewed = AuthenticationAttempt.Key<Bool>("RemoteAuth.OAuth2.TokenSession.renewed")
+
+    /// This session as the authenticator of each of its ``resourceScopes``, and no other origin,
+    /// for ``AuthenticatingClient/init(transport:credentials:authenticators:configuration:)``.
+    ///
+    /// - Parameter allowingPlainHTTP: opt in to sending the token over plain `http` to a host
+    ///   that is not loopback. Off by default, and it should stay off.
+    public nonisolated func authenticators(allowingPlainHTTP: Bool = false) -> [ScopedAuthenticator] {
+        resourceScopes.map { ScopedAuthenticator(self, for: $0, allowingPlainHTTP: allowingPlainHTTP) }
+    }
+}
+
+extension AuthenticatingClient {
+    /// A client that sends `session`'s tokens to the session's resource origins, and only
+    /// there, renewing them as needed: from tokens in hand to a client in one line with
+    /// ``OAuth2/Flow/session(for:resources:store:service:account:dpop:grant:)``.
+    public init(
+        transport: any HTTPTransport,
+        session: OAuth2.TokenSession,
+        allowingPlainHTTP: Bool = false,
+        configuration: Configuration = .init()
+    ) {
+        self.init(
+            transport: transport,
+            authenticators: session.authenticators(allowingPlainHTTP: allowingPlainHTTP),
+            configuration: configuration
+        )
+    }
+}
+
+extension OAuth2.Flow {
+    /// A token session for `tokens` this flow got, renewed through this flow: by its refresh
+    /// token, or by a new client credentials grant when `grant` is `client_credentials`. Kept
+    /// in memory unless `store` is given (then saved there first, under `service`/`account`).
+    ///
+    /// - Parameters:
+    ///   - resources: the origins the access token may be sent to (`https://api.example.com`).
+    ///   - dpop: the prover the tokens are bound to (give the flow's transport the same one).
+    /// - Throws: ``ClientError/Code/invalidURL`` for a resource that is not an absolute
+    ///   `http`/`https` URL; the store's error.
+    public func session(
+        for tokens: OAuth2.Tokens,
+        resources: [String],
+        store: any TokenStore = InMemoryTokenStore(),
+        service: String = "default",
+        account: String = "default",
+        dpop: OAuth2.DPoP.Prover? = nil,
+        grant: OAuth2.GrantType = .authorizationCode
+    ) async throws -> OAuth2.TokenSession {
+        let origins = try resources.map { try AuthScope(url: $0).origin.description }
+        let session = OAuth2.Session(
+            tokens: tokens,
+            issuer: server.issuer,
+            tokenEndpoint: server.tokenEndpoint ?? "",
+            revocationEndpoint: server.revocationEndpoint,
+            introspectionEndpoint: server.introspectionEndpoint,
+            clientID: client.id,
+            clientAuthentication: .init(rawValue: client.authentication.methodName),
+            scope: tokens.scope,
+            resourceOrigins: origins,
+            dpopKey: dpop?.privateJWK,
+            grant: grant
+        )
+        try await store.save(.oauth2(session), service: service, account: account)
+        return try OAuth2.TokenSession(
+            session: session,
+            store: store,
+            service: service,
+            account: account,
+            now: now,
+            dpop: dpop,
+            source: session.tokenSource(flow: self)
+        )
+    }
+}
