@@ -28,71 +28,92 @@ private func readmeBasicSnippet(origin: String) async throws -> (HTTPResponse, [
         }
     }
 
-    @Test func readmeHoldsTheSnippet() throws {
+    @Test func codeFlowSnippetSignsInAndCalls() async throws {
+        var configuration = SandboxConfiguration.demo()
+        configuration.autoApprove = true
+        try await Sandbox.withSandbox(configuration) { sandbox in
+            let (response, body) = try await readmeCodeFlowSnippet(issuer: sandbox.baseURL, api: sandbox.baseURL)
+            #expect(response.status == .ok)
+            #expect(String(decoding: body, as: UTF8.self).hasPrefix("["))
+        }
+    }
+
+    @Test func clientCredentialsSnippetCalls() async throws {
+        try await Sandbox.withSandbox { sandbox in
+            let (response, body) = try await readmeClientCredentialsSnippet(
+                issuer: sandbox.baseURL,
+                api: sandbox.baseURL,
+                secret: "demo-service-secret"
+            )
+            #expect(response.status == .ok)
+            #expect(String(decoding: body, as: UTF8.self).hasPrefix("["))
+        }
+    }
+
+    @Test(arguments: [
+        ("basic-ahc", 6, ["import RemoteAuth", "import RemoteAuthAsyncHTTPClient"]),
+        ("oauth2-code", 12, ["import RemoteAuth", "import RemoteAuthAsyncHTTPClient", "import RemoteAuthLoopback"]),
+        ("client-credentials", 12, ["import RemoteAuth", "import RemoteAuthAsyncHTTPClient"]),
+    ])
+    func readmeHoldsTheSnippet(name: String, maximumLines: Int, imports: [String]) throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
         let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
-        let marker = "<!-- readme-snippet: basic-ahc"
+        let marker = "<!-- readme-snippet: \(name) "
         let afterMarker = try #require(readme.range(of: marker)).upperBound
         let open = try #require(readme.range(of: "```swift\n", range: afterMarker..<readme.endIndex))
         let close = try #require(readme.range(of: "\n```", range: open.upperBound..<readme.endIndex))
         let block = readme[open.upperBound..<close.lowerBound].split(separator: "\n").map(String.init)
-        #expect(block.count <= 6, "the snippet is \(block.count) lines, imports included")
-        #expect(block.prefix(2) == ["import RemoteAuth", "import RemoteAuthAsyncHTTPClient"])
+        #expect(block.count <= maximumLines, "the snippet is \(block.count) lines, imports included")
+        #expect(Array(block.prefix(imports.count)) == imports)
 
         let source = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
-        let begin = try #require(source.range(of: "// readme-snippet: basic-ahc begin\n")).upperBound
-        let end = try #require(source.range(of: "    // readme-snippet: basic-ahc end")).lowerBound
+        let begin = try #require(source.range(of: "// readme-snippet: \(name) begin\n")).upperBound
+        let end = try #require(source.range(of: "    // readme-snippet: \(name) end")).lowerBound
         let compiled = source[begin..<end].split(separator: "\n").map {
             String($0.dropFirst(4)).replacingOccurrences(of: #"\(origin)"#, with: "https://api.example.com")
+                .replacingOccurrences(of: #"\(api)"#, with: "https://api.example.com")
+                .replacingOccurrences(of: #"\(issuer)"#, with: "https://auth.example.com")
         }
-        #expect(Array(block.dropFirst(2)) == compiled)
+        #expect(Array(block.dropFirst(imports.count)) == compiled)
     }
 }
 
-/// The README's OAuth 2 snippet ("Sign in with OAuth 2", "In code"), compiled (not run: it needs
-/// a browser and a real issuer); `openBrowser` stands for the app's own.
-private func readmeOAuth2Snippet() async throws {
-    func openBrowser(_ url: String) {}
-    let now: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
-    try await AsyncHTTPClientTransport.withTransport { transport in
-        let metadata = try await OAuth2.Flow.discover(issuer: "https://auth.example.com", transport: transport)
-        let flow = OAuth2.Flow(
-            server: .init(metadata: metadata),
-            client: .public(id: "my-app"),
-            transport: transport,
-            now: now
-        )
-        let tokens = try await LoopbackCallbackListener.withListener { callbackURL, listener in
-            let request = try flow.authorizationRequest(redirectURI: callbackURL, scope: ["read"], random: .system)
-            openBrowser(request.url)
-            return try await listener.tokens(for: request.pending, flow: flow, timeout: .seconds(300))
+/// The README's OAuth 2 code + PKCE snippet ("Sign in with OAuth 2", "In code"), run against
+/// the auto-approving sandbox: `openBrowser` stands for the user's browser, which follows the
+/// sandbox's redirect to the loopback listener.
+private func readmeCodeFlowSnippet(issuer: String, api: String) async throws -> (HTTPResponse, [UInt8]) {
+    func openBrowser(_ url: String) {
+        Task {
+            let consent = try await Wire.get(url)
+            _ = try await Wire.get(try #require(consent.header("Location")))
         }
-        let store = try FileTokenStore()
-        try await store.save(
-            OAuth2.Session(
-                tokens: tokens,
-                issuer: metadata.issuer,
-                tokenEndpoint: metadata.tokenEndpoint ?? "",
-                clientID: "my-app",
-                resourceOrigins: ["https://api.example.com"]
-            ),
-            service: "my-app",
-            account: "alice"
-        )
-        let session = try await OAuth2.TokenSession.restore(
-            from: store,
-            service: "my-app",
-            account: "alice",
-            transport: transport,
-            now: now
-        )
-        let credentials = InMemoryCredentialStore()
-        await session.register(in: credentials)
-        let client = AuthenticatingClient(transport: transport, credentials: credentials)
-        let (response, body) = try await client.get("https://api.example.com/me")
-        _ = (response, body)
     }
+    // readme-snippet: oauth2-code begin
+    let (response, body) = try await AsyncHTTPClientTransport.withTransport { transport in
+        let flow = try await OAuth2.Flow(discovering: "\(issuer)", client: .public(id: "demo-app"), transport: transport)
+        let tokens = try await LoopbackCallbackListener.withListener { callbackURL, listener in
+            let request = try flow.authorizationRequest(redirectURI: callbackURL, scope: ["statuses:read"], random: .system)
+            openBrowser(request.url)                      // state and PKCE inside; tokens in the redirect refused
+            return try await listener.tokens(for: request.pending, flow: flow, timeout: .seconds(300)) }
+        let session = try await flow.session(for: tokens, resources: ["\(api)"])   // refreshes, never races
+        return try await AuthenticatingClient(transport: transport, session: session).get("\(api)/1.1/statuses/home_timeline.json") }
+    // readme-snippet: oauth2-code end
+    return (response, body)
+}
+
+/// The README's client credentials snippet, run against the sandbox.
+private func readmeClientCredentialsSnippet(issuer: String, api: String, secret: Secret) async throws
+    -> (HTTPResponse, [UInt8])
+{
+    // readme-snippet: client-credentials begin
+    let (response, body) = try await AsyncHTTPClientTransport.withTransport { transport in
+        let flow = try await OAuth2.Flow(discovering: "\(issuer)", client: .init(id: "demo-service",
+                                         authentication: .clientSecretBasic(secret)), transport: transport)
+        let session = try await flow.clientCredentialsSession(scope: ["statuses:read"], resources: ["\(api)"])
+        return try await AuthenticatingClient(transport: transport, session: session).get("\(api)/1.1/statuses/home_timeline.json") }
+    // readme-snippet: client-credentials end
+    return (response, body)
 }
 
 /// The README's OAuth 1.0a snippet ("In code, the flow is a few async steps"), compiled (not run:

@@ -1,0 +1,126 @@
+/// From a sign-in to a client that renews its token: the one-line paths.
+extension AuthenticatingClient {
+    /// A client that sends `session`'s tokens to the session's resource origins, and only
+    /// there, renewing them as needed: from tokens in hand to a client in one line with
+    /// ``OAuth2/Flow/session(for:resources:store:service:account:dpop:grant:)``.
+    public init(
+        transport: any HTTPTransport,
+        session: OAuth2.TokenSession,
+        allowingPlainHTTP: Bool = false,
+        configuration: Configuration = .init()
+    ) {
+        self.init(
+            transport: transport,
+            authenticators: session.authenticators(allowingPlainHTTP: allowingPlainHTTP),
+            configuration: configuration
+        )
+    }
+}
+
+extension OAuth2.Flow {
+    /// A token session for `tokens` this flow got, renewed through this flow: by its refresh
+    /// token, or by a new client credentials grant when `grant` is `client_credentials`. Kept
+    /// in memory unless `store` is given (then saved there first, under `service`/`account`).
+    ///
+    /// - Parameters:
+    ///   - resources: the origins the access token may be sent to (`https://api.example.com`).
+    ///   - dpop: the prover the tokens are bound to (give the flow's transport the same one).
+    /// - Throws: ``ClientError/Code/invalidURL`` for a resource that is not an absolute
+    ///   `http`/`https` URL; the store's error.
+    public func session(
+        for tokens: OAuth2.Tokens,
+        resources: [String],
+        store: any TokenStore = InMemoryTokenStore(),
+        service: String = "default",
+        account: String = "default",
+        dpop: OAuth2.DPoP.Prover? = nil,
+        grant: OAuth2.GrantType = .authorizationCode
+    ) async throws -> OAuth2.TokenSession {
+        let origins = try resources.map { try AuthScope(url: $0).origin.description }
+        let session = OAuth2.Session(
+            tokens: tokens,
+            issuer: server.issuer,
+            tokenEndpoint: server.tokenEndpoint ?? "",
+            revocationEndpoint: server.revocationEndpoint,
+            introspectionEndpoint: server.introspectionEndpoint,
+            clientID: client.id,
+            clientAuthentication: .init(rawValue: client.authentication.methodName),
+            scope: tokens.scope,
+            resourceOrigins: origins,
+            dpopKey: dpop?.privateJWK,
+            grant: grant
+        )
+        try await store.save(.oauth2(session), service: service, account: account)
+        return try OAuth2.TokenSession(
+            session: session,
+            store: store,
+            service: service,
+            account: account,
+            now: now,
+            dpop: dpop,
+            source: session.tokenSource(flow: self)
+        )
+    }
+}
+
+extension OAuth2.Flow {
+    /// A flow for `client` at `issuer`, from the issuer's metadata
+    /// ([RFC 8414 §3](https://www.rfc-editor.org/rfc/rfc8414#section-3), falling back to the
+    /// OpenID Connect document when a provider serves only that one).
+    ///
+    /// - Throws: what ``discover(issuer:document:transport:fallingBackToOpenIDConfiguration:)`` throws.
+    public init(
+        discovering issuer: String,
+        client: OAuth2.Client,
+        transport: any HTTPTransport,
+        now: @escaping @Sendable () -> Int64 = UnixTime.now
+    ) async throws {
+        let metadata = try await Self.discover(
+            issuer: issuer,
+            transport: transport,
+            fallingBackToOpenIDConfiguration: true
+        )
+        self.init(server: OAuth2.AuthorizationServer(metadata: metadata), client: client, transport: transport, now: now)
+    }
+
+    /// A client credentials grant ([RFC 6749 §4.4](https://www.rfc-editor.org/rfc/rfc6749#section-4.4))
+    /// as a session that renews itself with a new grant when its token expires or is refused:
+    /// hand it to ``AuthenticatingClient/init(transport:session:allowingPlainHTTP:configuration:)``.
+    ///
+    /// - Parameters:
+    ///   - resources: the origins the access token may be sent to (`https://api.example.com`).
+    ///   - resourceIndicators: RFC 8707 `resource` values to ask the token for, on every grant.
+    public func clientCredentialsSession(
+        scope: [String] = [],
+        resources: [String],
+        resourceIndicators: [String] = [],
+        store: any TokenStore = InMemoryTokenStore(),
+        service: String = "default",
+        account: String? = nil
+    ) async throws -> OAuth2.TokenSession {
+        let tokens = try await clientCredentials(scope: scope, resources: resourceIndicators).tokens
+        let origins = try resources.map { try AuthScope(url: $0).origin.description }
+        let session = OAuth2.Session(
+            tokens: tokens,
+            issuer: server.issuer,
+            tokenEndpoint: server.tokenEndpoint ?? "",
+            revocationEndpoint: server.revocationEndpoint,
+            introspectionEndpoint: server.introspectionEndpoint,
+            clientID: client.id,
+            clientAuthentication: .init(rawValue: client.authentication.methodName),
+            scope: scope.isEmpty ? nil : scope,
+            resourceOrigins: origins,
+            grant: .clientCredentials,
+            resources: resourceIndicators.isEmpty ? nil : resourceIndicators
+        )
+        try await store.save(.oauth2(session), service: service, account: account ?? client.id)
+        return try OAuth2.TokenSession(
+            session: session,
+            store: store,
+            service: service,
+            account: account ?? client.id,
+            now: now,
+            source: OAuth2.ClientCredentialsSource(flow: self, scope: scope, resources: resourceIndicators)
+        )
+    }
+}
