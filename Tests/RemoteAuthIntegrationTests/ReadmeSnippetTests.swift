@@ -50,7 +50,31 @@ private func readmeBasicSnippet(origin: String) async throws -> (HTTPResponse, [
         }
     }
 
+    @Test func openIDSnippetStoresRestoresAndCallsUserInfoWithDPoP() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("remote-auth-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try await Sandbox.withSandbox(DPoPSandboxTests.autoApproving(nonce: true)) { sandbox in
+            let info = try await readmeOpenIDSnippet(
+                issuer: sandbox.baseURL,
+                api: sandbox.baseURL,
+                tokensFile: folder.path + "/tokens.json"
+            )
+            #expect(info.subject == "1001")
+            #expect(info.claims["name"] == "Alice")
+            let stored = try #require(try await FileTokenStore(path: folder.path + "/tokens.json")
+                .oauth2Session(service: "my-app", account: "alice"))
+            #expect(stored.tokens.tokenType == "DPoP")
+            #expect(stored.dpopKey != nil)
+            #expect(stored.openIDProvider?.userInfoEndpoint == sandbox.baseURL + "/oauth2/userinfo")
+        }
+    }
+
     @Test(arguments: [
+        ("openid-dpop", 40, [
+            "import RemoteAuth", "import RemoteAuthAsyncHTTPClient", "import RemoteAuthFileStore",
+            "import RemoteAuthLoopback",
+        ]),
         ("basic-ahc", 6, ["import RemoteAuth", "import RemoteAuthAsyncHTTPClient"]),
         ("oauth2-code", 12, ["import RemoteAuth", "import RemoteAuthAsyncHTTPClient", "import RemoteAuthLoopback"]),
         ("client-credentials", 12, ["import RemoteAuth", "import RemoteAuthAsyncHTTPClient"]),
@@ -74,6 +98,7 @@ private func readmeBasicSnippet(origin: String) async throws -> (HTTPResponse, [
             String($0.dropFirst(4)).replacingOccurrences(of: #"\(origin)"#, with: "https://api.example.com")
                 .replacingOccurrences(of: #"\(api)"#, with: "https://api.example.com")
                 .replacingOccurrences(of: #"\(issuer)"#, with: "https://auth.example.com")
+                .replacingOccurrences(of: #"\(tokensFile)"#, with: "tokens.json")
         }
         #expect(Array(block.dropFirst(imports.count)) == compiled)
     }
@@ -114,6 +139,36 @@ private func readmeClientCredentialsSnippet(issuer: String, api: String, secret:
         return try await AuthenticatingClient(transport: transport, session: session).get("\(api)/1.1/statuses/home_timeline.json") }
     // readme-snippet: client-credentials end
     return (response, body)
+}
+
+/// The README's OpenID Connect + DPoP snippet: sign in, store, restore, UserInfo with the
+/// DPoP-bound token; run against the auto-approving sandbox with DPoP nonces on.
+private func readmeOpenIDSnippet(issuer: String, api: String, tokensFile: String) async throws
+    -> OpenIDConnect.UserInfo
+{
+    func openBrowser(_ url: String) {
+        Task {
+            let consent = try await Wire.get(url)
+            _ = try await Wire.get(try #require(consent.header("Location")))
+        }
+    }
+    // readme-snippet: openid-dpop begin
+    let info = try await AsyncHTTPClientTransport.withTransport { transport in
+        let prover = try OAuth2.DPoP.Prover(key: .generateP256(), now: UnixTime.now)     // tokens bound to this key
+        let flow = try await OAuth2.Flow.discoverOpenIDConnect(issuer: "\(issuer)", client: .public(id: "demo-app"),
+                                                               transport: transport, now: UnixTime.now).binding(to: prover)
+        let tokens = try await LoopbackCallbackListener.withListener { callbackURL, listener in
+            let request = try flow.authorizationRequest(redirectURI: callbackURL, scope: ["openid", "profile"], random: .system)
+            openBrowser(request.url)
+            return try await listener.tokens(for: request.pending, flow: flow, timeout: .seconds(300)) }  // ID token validated
+        let store = try FileTokenStore(path: "\(tokensFile)")
+        _ = try await flow.session(for: tokens, resources: ["\(api)"], store: store, service: "my-app", account: "alice", dpop: prover)
+        // Later, in any process: the stored session, its DPoP key and its provider's endpoints.
+        let session = try await OAuth2.TokenSession.restore(from: store, service: "my-app", account: "alice",
+                                                            transport: transport, now: UnixTime.now)
+        return try await session.userInfo(over: transport) }                     // DPoP token, with a proof
+    // readme-snippet: openid-dpop end
+    return info
 }
 
 /// The README's OAuth 1.0a snippet ("In code, the flow is a few async steps"), compiled (not run:

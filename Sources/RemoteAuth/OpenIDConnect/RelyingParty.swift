@@ -239,25 +239,12 @@ extension OAuth2.Flow {
         guard let endpoint = try requireOpenIDConnect().userInfoEndpoint else {
             throw OpenIDConnect.Error(.invalidConfiguration, "the provider has no userinfo_endpoint")
         }
-        try OAuth2.checkEndpoint(endpoint)
-        var fields = HTTPFields()
-        fields[.accept] = "application/json"
-        let request = try HTTPRequest(method: .get, absoluteURL: endpoint, headerFields: fields)
-        let client = AuthenticatingClient(
-            transport: transport,
-            authenticators: [ScopedAuthenticator(authenticator, for: try AuthScope(origin: request))],
-            configuration: Self.userInfoClientConfiguration
+        return try await OpenIDConnect.UserInfo.fetch(
+            from: endpoint,
+            expectedSubject: subject,
+            authenticator: authenticator,
+            transport: transport
         )
-        let (response, body) = try await client.send(request, body: nil)
-        return try OpenIDConnect.UserInfo.parse(response: response, body: body, expectedSubject: subject)
-    }
-
-    /// UserInfo is one `GET`: no redirect is followed (Core §5.3.1 names no redirect, and a token
-    /// must not follow one).
-    private static var userInfoClientConfiguration: AuthenticatingClient.Configuration {
-        var configuration = AuthenticatingClient.Configuration()
-        configuration.followsRedirects = false
-        return configuration
     }
 
     /// The RP-initiated logout URL for `idToken` at the provider's `end_session_endpoint`.

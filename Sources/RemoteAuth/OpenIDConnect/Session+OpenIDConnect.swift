@@ -12,15 +12,33 @@ extension OAuth2.Session {
         public var idTokenSigningAlgorithms: [String]
         /// `end_session_endpoint` (RP-Initiated Logout §2.1).
         public var endSessionEndpoint: String?
+        /// `userinfo_endpoint` ([Core §5.3](https://openid.net/specs/openid-connect-core-1_0.html#UserInfo)),
+        /// so that a restored session can call UserInfo. A file written before it has none and
+        /// still decodes.
+        public var userInfoEndpoint: String?
 
         public init(
             jwksURI: String,
             idTokenSigningAlgorithms: [String] = ["ES256", "RS256"],
-            endSessionEndpoint: String? = nil
+            endSessionEndpoint: String? = nil,
+            userInfoEndpoint: String? = nil
         ) {
             self.jwksURI = jwksURI
             self.idTokenSigningAlgorithms = idTokenSigningAlgorithms
             self.endSessionEndpoint = endSessionEndpoint
+            self.userInfoEndpoint = userInfoEndpoint
+        }
+
+        /// What `relyingParty` was made with, when its keys come from a `jwks_uri`
+        /// (``OpenIDConnect/IDTokenValidator/Keys/keySetCache(_:)``); `nil` for fixed keys.
+        public init?(relyingParty: OpenIDConnect.RelyingParty) {
+            guard case .keySetCache(let cache) = relyingParty.validator.keys else { return nil }
+            self.init(
+                jwksURI: cache.url,
+                idTokenSigningAlgorithms: relyingParty.validator.allowedAlgorithms.map(\.rawValue).sorted(),
+                endSessionEndpoint: relyingParty.endSessionEndpoint,
+                userInfoEndpoint: relyingParty.userInfoEndpoint
+            )
         }
 
         /// What `relyingParty` was made with: its JWK Set's URL, algorithms and logout endpoint.
@@ -34,7 +52,8 @@ extension OAuth2.Session {
             self.init(
                 jwksURI: jwksURI,
                 idTokenSigningAlgorithms: relyingParty.validator.allowedAlgorithms.map(\.rawValue).sorted(),
-                endSessionEndpoint: relyingParty.endSessionEndpoint
+                endSessionEndpoint: relyingParty.endSessionEndpoint,
+                userInfoEndpoint: relyingParty.userInfoEndpoint ?? metadata.userinfoEndpoint
             )
         }
     }
@@ -60,6 +79,7 @@ extension OAuth2.Session {
                 allowedAlgorithms: Set(provider.idTokenSigningAlgorithms.map { JOSE.Algorithm(rawValue: $0) }),
                 clientSecret: clientSecret
             ),
+            userInfoEndpoint: provider.userInfoEndpoint,
             endSessionEndpoint: provider.endSessionEndpoint
         )
     }
@@ -85,6 +105,33 @@ extension OAuth2.Session {
             clientID: clientID,
             postLogoutRedirectURI: postLogoutRedirectURI,
             state: state
+        )
+    }
+}
+
+extension OAuth2.TokenSession {
+    /// UserInfo about this session's user ([Core §5.3](https://openid.net/specs/openid-connect-core-1_0.html#UserInfo)),
+    /// asked with the session's token (renewed first when needed; `DPoP` with a proof for a
+    /// DPoP-bound token), at the stored provider's `userinfo_endpoint`; its `sub` must be the
+    /// ID token's (§5.3.2).
+    ///
+    /// - Throws: ``OpenIDConnect/Error/Code/invalidConfiguration`` for a session that keeps no
+    ///   `userinfo_endpoint` or ID token (not signed in with OpenID Connect); the errors of
+    ///   ``OpenIDConnect/UserInfo/fetch(from:expectedSubject:authenticator:transport:)``.
+    public func userInfo(over transport: any HTTPTransport) async throws -> OpenIDConnect.UserInfo {
+        let session = self.session
+        guard let endpoint = session.openIDProvider?.userInfoEndpoint, let idToken = session.tokens.idToken else {
+            throw OpenIDConnect.Error(
+                .invalidConfiguration,
+                "the session keeps no userinfo_endpoint or ID token: sign in with OpenID Connect"
+            )
+        }
+        let claims = try OpenIDConnect.IDTokenValidator.claims(of: OpenIDConnect.IDTokenValidator.parse(idToken))
+        return try await OpenIDConnect.UserInfo.fetch(
+            from: endpoint,
+            expectedSubject: try OpenIDConnect.IDToken(claims: claims, token: idToken).subject,
+            authenticator: self,
+            transport: transport
         )
     }
 }

@@ -26,6 +26,30 @@ extension OpenIDConnect {
             return try HTTPRequest(method: .get, absoluteURL: endpoint, headerFields: fields)
         }
 
+        /// Asks `endpoint` (one `GET`, no redirect followed: a token must not follow one) with
+        /// the request authenticated by `authenticator`, and parses the answer
+        /// ([Core §5.3](https://openid.net/specs/openid-connect-core-1_0.html#UserInfo)).
+        public static func fetch(
+            from endpoint: String,
+            expectedSubject: String,
+            authenticator: any RequestAuthenticator,
+            transport: any HTTPTransport
+        ) async throws -> UserInfo {
+            try OAuth2.checkEndpoint(endpoint)
+            var fields = HTTPFields()
+            fields[.accept] = "application/json"
+            let request = try HTTPRequest(method: .get, absoluteURL: endpoint, headerFields: fields)
+            var configuration = AuthenticatingClient.Configuration()
+            configuration.followsRedirects = false
+            let client = AuthenticatingClient(
+                transport: transport,
+                authenticators: [ScopedAuthenticator(authenticator, for: try AuthScope(origin: request))],
+                configuration: configuration
+            )
+            let (response, body) = try await client.send(request, body: nil)
+            return try parse(response: response, body: body, expectedSubject: expectedSubject)
+        }
+
         /// Reads the response: a `200` with a JSON object whose `sub` is `expectedSubject`
         /// (§5.3.2: "the sub Claim in the UserInfo Response MUST be verified to exactly match
         /// the sub Claim in the ID Token; if they do not match, the UserInfo Response values

@@ -48,6 +48,8 @@ extension OAuth2.Flow {
             scope: tokens.scope,
             resourceOrigins: origins,
             dpopKey: dpop?.privateJWK,
+            // Core §12.2: a later process validates refreshed ID tokens, and can call UserInfo.
+            openIDProvider: openIDConnect.flatMap(OAuth2.Session.OpenIDProvider.init(relyingParty:)),
             grant: grant
         )
         try await store.save(.oauth2(session), service: service, account: account)
@@ -64,6 +66,22 @@ extension OAuth2.Flow {
 }
 
 extension OAuth2.Flow {
+    /// This flow with its token requests (and pushed authorization requests) carrying DPoP
+    /// proofs of `prover`'s key and its authorization requests `dpop_jkt`, so that the tokens
+    /// are bound to the key ([RFC 9449 §5, §10](https://www.rfc-editor.org/rfc/rfc9449#section-5)).
+    public func binding(to prover: OAuth2.DPoP.Prover) -> OAuth2.Flow {
+        let endpoints = [server.tokenEndpoint, server.pushedAuthorizationRequestEndpoint].compactMap { $0 }
+        var flow = OAuth2.Flow(
+            server: server,
+            client: client,
+            transport: OAuth2.DPoP.Transport(transport, prover: prover, endpoints: endpoints),
+            now: now
+        )
+        flow.openIDConnect = openIDConnect
+        flow.dpopJKT = prover.thumbprint
+        return flow
+    }
+
     /// A flow for `client` at `issuer`, from the issuer's metadata
     /// ([RFC 8414 §3](https://www.rfc-editor.org/rfc/rfc8414#section-3), falling back to the
     /// OpenID Connect document when a provider serves only that one).
