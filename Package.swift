@@ -11,7 +11,7 @@ let swiftSettings: [SwiftSetting] = [
 
 let package = Package(
     name: "RemoteAuth",
-    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11)],
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
     products: [
         .library(name: "RemoteAuth", targets: ["RemoteAuth"]),
         .library(name: "RemoteAuthSandbox", targets: ["RemoteAuthSandbox"]),

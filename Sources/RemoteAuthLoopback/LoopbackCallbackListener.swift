@@ -2,7 +2,6 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import RemoteAuth
-import Synchronization
 
 /// An HTTP listener on the loopback interface for the redirect of a sign-in, as
 /// [RFC 8252 §7.3](https://www.rfc-editor.org/rfc/rfc8252#section-7.3) recommends for
@@ -280,7 +279,7 @@ public final class LoopbackCallbackListener: Sendable {
 
     /// How many requests wait for the app, shared by the connections' handlers.
     final class WaitingCount: Sendable {
-        private let count = Mutex(0)
+        private let count = Locked(0)
         /// Counts one more, unless `maximumWaiting` already wait.
         func enter() -> Bool {
             count.withLock { count in

@@ -2,7 +2,6 @@ import Foundation
 public import Logging
 public import PostgresNIO
 public import RemoteAuth
-import Synchronization
 
 /// A ``RemoteAuth/TokenStore`` in a PostgreSQL table, shared by every instance of a backend:
 /// the database such deployments already run coordinates their refreshes, with no service of
@@ -41,7 +40,7 @@ public final class PostgresTokenStore: CoordinatedTokenStore {
     private let logger: Logger
     private let listeners = TokenStoreListeners()
     /// Whether this object has made sure the table exists.
-    private let tableReady = Mutex(false)
+    private let tableReady = Locked(false)
 
     /// - Parameters:
     ///   - client: a running `PostgresClient` (see postgres-nio's `PostgresClient.Configuration`

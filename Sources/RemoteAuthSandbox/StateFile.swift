@@ -1,6 +1,5 @@
 import Foundation
 import RemoteAuth
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -28,7 +27,7 @@ final class StateFile: Sendable {
 
     let path: String
     private let random: RandomSource
-    private let contents: Mutex<Contents>
+    private let contents: Locked<Contents>
 
     /// Reads the file when it exists and writes it back, so that a path that cannot be written
     /// fails at start-up rather than as a `500` on the first token.
@@ -50,7 +49,7 @@ final class StateFile: Sendable {
                 throw SandboxError("the state file '\(path)' cannot be read: \(error.localizedDescription)")
             }
         }
-        contents = Mutex(initial)
+        contents = Locked(initial)
         try update { _ in }
     }
 
@@ -62,10 +61,16 @@ final class StateFile: Sendable {
     /// - Throws: ``SandboxError`` naming the file and the system's reason; the change is kept
     ///   in memory, so the next successful write includes it.
     func update(_ change: (inout Contents) -> Void) throws(SandboxError) {
-        try contents.withLock { (contents: inout Contents) throws(SandboxError) in
+        let saved: Result<Void, SandboxError> = contents.withLock { contents in
             change(&contents)
-            try Self.save(contents, to: path, random: random)
+            do throws(SandboxError) {
+                try Self.save(contents, to: path, random: random)
+                return .success(())
+            } catch {
+                return .failure(error)
+            }
         }
+        try saved.get()
     }
 
     /// Writes `contents` as sorted JSON to a temporary file beside `path`, created 0600 before

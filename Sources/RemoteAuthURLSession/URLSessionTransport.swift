@@ -1,7 +1,6 @@
 public import Foundation
 public import HTTPTypes
 public import RemoteAuth
-import Synchronization
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -235,10 +234,10 @@ public struct URLSessionTransport: HTTPTransport {
     /// The task of one request, for the deadline and cancellation to cancel, and whether the
     /// deadline did.
     final class TaskState: Sendable {
-        let task = Mutex<URLSessionDataTask?>(nil)
-        let timedOut = Mutex(false)
+        let task = Locked<URLSessionDataTask?>(nil)
+        let timedOut = Locked(false)
         /// The calling task was cancelled (set before the handler looks for the data task).
-        let cancelled = Mutex(false)
+        let cancelled = Locked(false)
 
         func cancel() { task.withLock { $0?.cancel() } }
     }
@@ -246,11 +245,11 @@ public struct URLSessionTransport: HTTPTransport {
     /// Keeps redirects and challenges for ``AuthenticatingClient``, and collects each task's
     /// response within its limit.
     final class Delegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
-        // @unchecked because NSObject is not Sendable; the stored values are behind Mutexes.
+        // @unchecked because NSObject is not Sendable; the stored values are behind locks.
         /// The 401/407 responses of challenges declined, by task, until the task completes.
-        private let declined = Mutex<[Int: HTTPURLResponse]>([:])
+        private let declined = Locked<[Int: HTTPURLResponse]>([:])
         /// The requests in flight, by task.
-        private let pending = Mutex<[Int: Pending]>([:])
+        private let pending = Locked<[Int: Pending]>([:])
 
         /// One request in flight: where its answer goes, and what arrived so far.
         struct Pending: Sendable {

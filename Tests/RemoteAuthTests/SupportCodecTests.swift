@@ -273,3 +273,44 @@ import Testing
         #expect(RemoteAuthBase64URL.encode([3, 236, 255, 224, 193]) == "A-z_4ME")
     }
 }
+
+/// The core's UTF-8 validation, which stands in for `String(validating:as:)` (macOS 15 / iOS 18):
+/// the same answer as the standard library's on fixed cases (Unicode §3.9, Table 3-7) and on
+/// random bytes.
+@Suite struct UTF8ValidationTests {
+    @Test func fixedCases() {
+        #expect(String(validatingUTF8Bytes: Array("héllo €𝄞".utf8)) == "héllo €𝄞")
+        #expect(String(validatingUTF8Bytes: [0xEF, 0xBF, 0xBD]) == "\u{FFFD}")  // U+FFFD itself is valid
+        #expect(String(validatingUTF8Bytes: [UInt8]()) == "")
+        for invalid: [UInt8] in [
+            [0xC0, 0x80],  // overlong NUL
+            [0xED, 0xA0, 0x80],  // a surrogate
+            [0xE2, 0x82],  // truncated
+            [0xF4, 0x90, 0x80, 0x80],  // above U+10FFFF
+            [0x80],  // a lone continuation byte
+            [0xFF],
+        ] {
+            #expect(String(validatingUTF8Bytes: invalid) == nil, "\(invalid)")
+        }
+    }
+
+    @Test func agreesWithTheStandardLibrary() {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<20_000 {
+            let count = Int.random(in: 0...6, using: &generator)
+            let bytes = (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            #expect(String(validatingUTF8Bytes: bytes) == String(validating: bytes, as: UTF8.self), "\(bytes)")
+        }
+    }
+
+    /// The lock serializes: 8 tasks × 1,000 increments end at 8,000.
+    @Test func lockedSerializes() async {
+        let counter = Locked(0)
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<8 {
+                group.addTask { for _ in 0..<1_000 { counter.withLock { $0 += 1 } } }
+            }
+        }
+        #expect(counter.withLock { $0 } == 8_000)
+    }
+}

@@ -172,7 +172,7 @@ public struct BasicCredentials: Sendable, Hashable, CustomStringConvertible, Cus
     }
 
     private static func strictUTF8(_ bytes: ArraySlice<UInt8>) -> String? {
-        String(validating: bytes, as: UTF8.self)
+        String(validatingUTF8Bytes: bytes)
     }
 
     private static func latin1String(_ bytes: ArraySlice<UInt8>) -> String {

@@ -226,7 +226,7 @@ package enum DigestComputation {
                 index += 1
             }
         }
-        return String(validating: bytes, as: UTF8.self)
+        return String(validatingUTF8Bytes: bytes)
     }
 
     /// `attr-char`. [RFC 8187 §3.2.1](https://www.rfc-editor.org/rfc/rfc8187#section-3.2.1)

@@ -1,4 +1,3 @@
-import Synchronization
 
 /// A change a ``TokenStore`` made: a session saved (a sign-in, a refresh that rotated the
 /// tokens) or removed (a sign-out, a revocation). `description` shows the key and what
@@ -35,7 +34,7 @@ public enum TokenStoreChange: Sendable, Hashable, CustomStringConvertible {
 /// implementation (an actor calls ``yield(_:)`` after each save or removal).
 public final class TokenStoreListeners: Sendable {
     /// Guards the open continuations, by the id given at registration.
-    private let state = Mutex((next: 0, continuations: [Int: AsyncStream<TokenStoreChange>.Continuation]()))
+    private let state = Locked((next: 0, continuations: [Int: AsyncStream<TokenStoreChange>.Continuation]()))
 
     public init() {}
 

@@ -186,7 +186,7 @@ public enum FormURLEncoding {
     /// Steps 3 and 4.
     static func decodeText(_ encoded: ArraySlice<UInt8>, part: String) throws -> String {
         let octets = try decodeOctets(encoded)
-        guard let text = String(validating: octets, as: UTF8.self) else {
+        guard let text = String(validatingUTF8Bytes: octets) else {
             throw FormURLEncodingError(.invalidUTF8, "a decoded \(part) is not UTF-8")
         }
         return text

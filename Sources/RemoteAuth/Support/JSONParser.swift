@@ -222,7 +222,7 @@ private struct JSONReader {
             switch octet {
             case UInt8(ascii: "\""):
                 index += 1
-                guard let string = String(validating: buffer, as: UTF8.self) else {
+                guard let string = String(validatingUTF8Bytes: buffer) else {
                     throw fail("the string is not valid UTF-8 (RFC 8259 §8.1)", at: start)
                 }
                 return string

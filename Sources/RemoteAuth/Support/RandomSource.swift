@@ -1,4 +1,3 @@
-import Synchronization
 
 /// Where random bytes come from: OAuth 1.0a nonces
 /// ([RFC 5849 §3.3](https://www.rfc-editor.org/rfc/rfc5849#section-3.3)), Digest cnonces
@@ -45,7 +44,7 @@ public struct RandomSource: Sendable {
     ///
     /// - Warning: predictable by design; never use it for a real nonce, cnonce or state.
     public static func seeded(_ seed: UInt64) -> RandomSource {
-        let state = Mutex(SplitMix64(seed: seed))
+        let state = Locked(SplitMix64(seed: seed))
         return RandomSource { buffer in
             state.withLock { generator in fillBuffer(buffer, using: &generator) }
         }

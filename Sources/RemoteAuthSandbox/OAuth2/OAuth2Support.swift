@@ -3,12 +3,11 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import RemoteAuth
-import Synchronization
 
 /// The authorization server's issuer identifier: the sandbox's base URL, known once it listens
 /// (its port may be picked at start) ([RFC 8414 §2](https://www.rfc-editor.org/rfc/rfc8414#section-2)).
 final class OAuth2Issuer: Sendable {
-    private let value = Mutex("")
+    private let value = Locked("")
     var url: String { value.withLock { $0 } }
     func set(_ url: String) { value.withLock { $0 = url } }
 }

@@ -4,7 +4,6 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import RemoteAuth
-import Synchronization
 
 /// The sandbox's OpenID provider ([OpenID Connect Core 1.0](https://openid.net/specs/openid-connect-core-1_0.html)):
 /// it signs ID tokens with an RS256 and an ES256 key, both published at `/oauth2/jwks`, and
@@ -61,12 +60,12 @@ final class OpenIDProvider: Sendable {
 
     let configuration: SandboxConfiguration
     let issuer: OAuth2Issuer
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     init(configuration: SandboxConfiguration, issuer: OAuth2Issuer) {
         self.configuration = configuration
         self.issuer = issuer
-        state = Mutex(State())
+        state = Locked(State())
     }
 
     /// The signing generation now, rotating first when it is due.

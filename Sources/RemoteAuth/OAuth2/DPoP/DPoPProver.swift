@@ -1,5 +1,4 @@
 public import HTTPTypes
-import Synchronization
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -94,7 +93,7 @@ extension OAuth2.DPoP {
         private let now: @Sendable () -> Int64
         private let random: RandomSource
         /// The nonces per origin; the lock guards only this value.
-        private let nonces: Mutex<NonceStore>
+        private let nonces: Locked<NonceStore>
 
         /// - Parameters:
         ///   - key: an asymmetric key (P-256 by default, ``JOSE/SigningKey/generateP256(keyID:)``).
@@ -111,7 +110,7 @@ extension OAuth2.DPoP {
             self.encodedHeader = RemoteAuthBase64URL.encode(try OAuth2.DPoP.header(algorithm: key.algorithm, jwk: jwk))
             self.now = now
             self.random = random
-            self.nonces = Mutex(NonceStore())
+            self.nonces = Locked(NonceStore())
         }
 
         /// A prover for the key stored as a private JWK (``OAuth2/Session/dpopKey``).
