@@ -1,4 +1,5 @@
 import Foundation
+public import RemoteAuth
 
 #if canImport(Glibc)
 import Glibc
@@ -167,3 +168,5 @@ extension AtomicFile {
         }
     }
 }
+
+extension FileStoreError: CodedError {}

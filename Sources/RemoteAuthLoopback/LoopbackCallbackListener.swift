@@ -1,7 +1,7 @@
 import NIOCore
 import NIOHTTP1
 import NIOPosix
-import RemoteAuth
+public import RemoteAuth
 
 /// An HTTP listener on the loopback interface for the redirect of a sign-in, as
 /// [RFC 8252 §7.3](https://www.rfc-editor.org/rfc/rfc8252#section-7.3) recommends for
@@ -52,9 +52,30 @@ public final class LoopbackCallbackListener: Sendable {
     }
 
     /// A failure of the listener.
-    public struct ListenerError: Error, Hashable, CustomStringConvertible {
+    public struct ListenerError: CodedError {
+        /// What failed: an open set, compared with `==`.
+        public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+            public let rawValue: String
+            public init(rawValue: String) { self.rawValue = rawValue }
+            public var description: String { rawValue }
+            /// No callback arrived in time.
+            public static let timedOut = Code(rawValue: "timedOut")
+            /// The listener was closed while waiting.
+            public static let closed = Code(rawValue: "closed")
+            /// The port is in use, or out of range.
+            public static let portUnavailable = Code(rawValue: "portUnavailable")
+            /// The listener could not start.
+            public static let startFailed = Code(rawValue: "startFailed")
+        }
+
+        public let code: Code
         public let reason: String
         public var description: String { "LoopbackCallbackListener: \(reason)" }
+
+        init(_ code: Code, reason: String) {
+            self.code = code
+            self.reason = reason
+        }
     }
 
     /// What the app made of one request to the callback path.
@@ -105,7 +126,7 @@ public final class LoopbackCallbackListener: Sendable {
                 switch event {
                 case .deadline(let passed):
                     guard passed === deadline else { continue }  // an earlier wait's
-                    throw ListenerError(reason: "no callback arrived within \(timeout)")
+                    throw ListenerError(.timedOut, reason: "no callback arrived within \(timeout)")
                 case .arrival(let arrival):
                     let decision: Decision<Value>
                     do {
@@ -129,7 +150,7 @@ public final class LoopbackCallbackListener: Sendable {
                     }
                 }
             }
-            throw ListenerError(reason: "the listener was closed")
+            throw ListenerError(.closed, reason: "the listener was closed")
         }
     }
 
@@ -189,7 +210,7 @@ public final class LoopbackCallbackListener: Sendable {
         _ body: (String, LoopbackCallbackListener) async throws -> Result
     ) async throws -> Result {
         guard (0...65535).contains(requestedPort) else {
-            throw ListenerError(reason: "the port \(requestedPort) is not between 0 and 65535")
+            throw ListenerError(.portUnavailable, reason: "the port \(requestedPort) is not between 0 and 65535")
         }
         // Unbounded, so that a wait's deadline is never dropped; the requests in it are
         // bounded by the handlers (`maximumWaiting`).
@@ -216,15 +237,16 @@ public final class LoopbackCallbackListener: Sendable {
                 .get()
         } catch let error as IOError where error.errnoCode == EADDRINUSE {
             throw ListenerError(
+                .portUnavailable,
                 reason: "port \(requestedPort) on 127.0.0.1 is in use: stop what listens there, or register a "
                     + "redirect URI without a port (the system then picks a free one, RFC 8252 §7.3)"
             )
         } catch {
-            throw ListenerError(reason: "the listener did not start on 127.0.0.1:\(requestedPort): \(error)")
+            throw ListenerError(.startFailed, reason: "the listener did not start on 127.0.0.1:\(requestedPort): \(error)")
         }
         guard let port = server.localAddress?.port, port > 0 else {
             try? await server.close()
-            throw ListenerError(reason: "the listener did not start: no port")
+            throw ListenerError(.startFailed, reason: "the listener did not start: no port")
         }
         let listener = LoopbackCallbackListener(
             callbackURL: "http://127.0.0.1:\(port)\(normalized)",

@@ -1,3 +1,4 @@
+public import RemoteAuth
 /// Why a ``PostgresTokenStore`` could not do what it was asked: a stable ``code`` and a
 /// ``reason`` that never holds a secret (no session, no bound value, no server message that could
 /// quote one).
@@ -36,3 +37,5 @@ public struct PostgresStoreError: Error, Hashable, CustomStringConvertible {
     public func hash(into hasher: inout Hasher) { hasher.combine(code) }
     public var description: String { "PostgresStoreError.\(code): \(reason)" }
 }
+
+extension PostgresStoreError: CodedError {}

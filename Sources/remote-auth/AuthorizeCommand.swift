@@ -124,6 +124,8 @@ func describe(_ error: any Error) -> String {
     case let error as TrustRejection: return RequestCommand.message(for: error)
     case let error as ClientError: return RequestCommand.message(for: error)
     case let error as FileStoreError: return message(for: error)
+    // Every other error of the library: its reason, never a Swift type name.
+    case let error as any CodedError: return error.reason
     default: return "\(error)"
     }
 }
