@@ -1,0 +1,86 @@
+import Foundation
+public import RemoteAuth
+
+/// The sign-in user agent of a native app or a tool on a desktop: a ``LoopbackCallbackListener``
+/// on `127.0.0.1` receives the redirect ([RFC 8252 §7.3](https://www.rfc-editor.org/rfc/rfc8252#section-7.3)),
+/// and `open` shows the authorization URL in the system browser (``systemBrowser``) or anywhere
+/// else. A request that is not the sign-in's answer gets an error page and the wait goes on;
+/// the browser is told "signed in" only once the flow accepted the redirect.
+///
+/// ```swift
+/// let tokens = try await flow.signIn(with: LoopbackUserAgent(), scope: ["read"])
+/// ```
+public struct LoopbackUserAgent: SignInUserAgent {
+    let open: @Sendable (String) -> Void
+    let timeout: Duration
+    let onIgnored: @Sendable (String) -> Void
+
+    /// - Parameters:
+    ///   - open: shows the authorization URL; by default ``systemBrowser`` (`xdg-open` or
+    ///     `open`), which does not wait for the browser.
+    ///   - timeout: how long to wait for the redirect.
+    ///   - onIgnored: told the reason of each request that was not the answer.
+    public init(
+        open: @escaping @Sendable (String) -> Void = LoopbackUserAgent.systemBrowser,
+        timeout: Duration = .seconds(300),
+        onIgnored: @escaping @Sendable (String) -> Void = { _ in }
+    ) {
+        self.open = open
+        self.timeout = timeout
+        self.onIgnored = onIgnored
+    }
+
+    /// Starts `xdg-open` or `open` with the URL, without waiting for it; does nothing when
+    /// neither exists.
+    public static let systemBrowser: @Sendable (String) -> Void = { url in
+        for tool in ["/usr/bin/xdg-open", "/usr/bin/open"] where FileManager.default.isExecutableFile(atPath: tool) {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: tool)
+            process.arguments = [url]
+            if (try? process.run()) != nil { return }
+        }
+    }
+
+    /// - Parameter redirectURI: a registered loopback redirect URI (`http://127.0.0.1:PORT/PATH`,
+    ///   the port kept; without a port a free one is chosen), or `nil` for `/callback` on a free
+    ///   port.
+    /// - Throws: ``SignInError/Code/unsupportedRedirectURI`` for a redirect URI the listener
+    ///   cannot serve (not `http` on `127.0.0.1`, or with a query or fragment);
+    ///   ``LoopbackCallbackListener/ListenerError`` (`.timedOut`, `.portUnavailable`).
+    public func signIn<Value: Sendable>(
+        redirectURI: String?,
+        authorizationURL: @escaping @Sendable (String) async throws -> String,
+        callback: @escaping @Sendable (String) async throws -> SignInDecision<Value>
+    ) async throws -> Value {
+        let (path, port) = try Self.address(of: redirectURI)
+        let open = self.open
+        let timeout = self.timeout
+        let onIgnored = self.onIgnored
+        return try await LoopbackCallbackListener.withListener(path: path, port: port) { callbackURL, listener in
+            // A registered URI without a port is served on the free port the listener got (RFC 8252 §7.3).
+            open(try await authorizationURL(port == 0 ? callbackURL : redirectURI ?? callbackURL))
+            return try await listener.callback(timeout: timeout) { url in
+                switch try await callback(url) {
+                case .accept(let value): return .accept(value)
+                case .ignore(let reason):
+                    onIgnored(reason)
+                    return .ignore(reason: reason)
+                }
+            }
+        }
+    }
+
+    /// The listener's path and port for `redirectURI`.
+    static func address(of redirectURI: String?) throws -> (path: String, port: Int) {
+        guard let redirectURI else { return ("/callback", 0) }
+        guard let components = URLComponents(string: redirectURI), components.scheme == "http",
+            components.host == "127.0.0.1", components.query == nil, components.fragment == nil
+        else {
+            throw SignInError(
+                .unsupportedRedirectURI,
+                "a loopback listener receives at http://127.0.0.1[:PORT]/PATH (RFC 8252 §7.3), not at \(redirectURI)"
+            )
+        }
+        return (components.path.isEmpty ? "/" : components.path, components.port ?? 0)
+    }
+}
