@@ -32,13 +32,33 @@ import Testing
         #expect(decoded.oauth2?.clientSecret?.reveal() == "client-s3cret")
         #expect(decoded.oauth1 == nil)
 
-        let unknown = Data(#"{"kind":"saml","saml":{}}"#.utf8)
-        #expect(throws: DecodingError.self) { try JSONDecoder().decode(StoredSession.self, from: unknown) }
+        // Another scheme's session: kept as read, written back unchanged, never printed.
+        let unknown = Data(#"{"kind":"saml","saml":{"assertion":"s3cret","n":1}}"#.utf8)
+        let other = try JSONDecoder().decode(StoredSession.self, from: unknown)
+        #expect(other.kind == StoredSession.Kind(rawValue: "saml"))
+        #expect(other.oauth1 == nil && other.oauth2 == nil)
+        #expect(String(decoding: try encoder.encode(other), as: UTF8.self) == #"{"kind":"saml","saml":{"assertion":"s3cret","n":1}}"#)
+        #expect(!"\(other)".contains("s3cret"))
+        #expect(throws: DecodingError.self) {
+            try JSONDecoder().decode(StoredSession.self, from: Data(#"{"kind":"saml"}"#.utf8))
+        }
         let unknownMethod = try JSONDecoder().decode(
             OAuth2.Session.ClientAuthenticationMethod.self,
             from: Data(#""private_key_jwt""#.utf8)
         )
         #expect(unknownMethod.rawValue == "private_key_jwt")
+    }
+
+    /// A scheme outside the library registers its own kind and payload.
+    @Test func anotherSchemesPayloadRoundTrips() throws {
+        struct SigV4: Codable, Equatable, Sendable { let accessKeyID: String; let region: String }
+        let kind = StoredSession.Kind(rawValue: "aws-sigv4")
+        let stored = try StoredSession(kind: kind, payload: SigV4(accessKeyID: "AKID", region: "eu-west-1"))
+        let decoded = try JSONDecoder().decode(StoredSession.self, from: JSONEncoder().encode(stored))
+        #expect(decoded == stored)
+        #expect(try decoded.payload(SigV4.self, kind: kind) == SigV4(accessKeyID: "AKID", region: "eu-west-1"))
+        #expect(try decoded.payload(SigV4.self, kind: StoredSession.Kind(rawValue: "other")) == nil)
+        #expect(throws: StoredSessionError.self) { try StoredSession(kind: .oauth2, payload: SigV4(accessKeyID: "", region: "")) }
     }
 
     /// An OAuth 1.0a session as stores wrote it before `kind` existed still decodes.

@@ -42,6 +42,11 @@ extension String {
     /// `String(validating:as:)`, which needs macOS 15 / iOS 18. Decoding replaces each invalid
     /// sequence with U+FFFD, so the bytes survive the round trip only when they were valid.
     package init?<Bytes: Collection>(validatingUTF8Bytes bytes: Bytes) where Bytes.Element == UInt8 {
+        // ASCII, the common case (JSON names, tokens), is valid as it is: one pass, no copy back.
+        if bytes.allSatisfy({ $0 < 0x80 }) {
+            self = String(decoding: bytes, as: UTF8.self)
+            return
+        }
         let decoded = String(decoding: bytes, as: UTF8.self)
         guard decoded.utf8.elementsEqual(bytes) else { return nil }
         self = decoded
