@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "RemoteAuthAsyncHTTPClient", targets: ["RemoteAuthAsyncHTTPClient"]),
         .library(name: "RemoteAuthNIO", targets: ["RemoteAuthNIO"]),
         .library(name: "RemoteAuthPostgres", targets: ["RemoteAuthPostgres"]),
+        .library(name: "RemoteAuthOpenAPI", targets: ["RemoteAuthOpenAPI"]),
         .executable(name: "remote-auth", targets: ["remote-auth"]),
     ],
     dependencies: [
@@ -37,6 +38,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
     ],
     targets: [
         .target(
@@ -96,6 +98,15 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "RemoteAuthOpenAPI",
+            dependencies: [
+                "RemoteAuth",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -189,6 +200,8 @@ let package = Package(
                 "RemoteAuthSandbox",
                 "RemoteAuthAsyncHTTPClient",
                 "RemoteAuthNIO",
+                "RemoteAuthOpenAPI",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

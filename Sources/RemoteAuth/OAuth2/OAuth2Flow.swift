@@ -43,7 +43,7 @@ extension OAuth2 {
             server: AuthorizationServer,
             client: Client,
             transport: any HTTPTransport,
-            now: @escaping @Sendable () -> Int64
+            now: @escaping @Sendable () -> Int64 = UnixTime.now
         ) {
             self.server = client.authentication.usesMutualTLS ? server.usingMutualTLSAliases() : server
             self.client = client

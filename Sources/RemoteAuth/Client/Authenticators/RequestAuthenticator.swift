@@ -78,7 +78,7 @@ public struct AuthenticationAttempt: Sendable, CustomStringConvertible {
 
     /// The next attempt at the same request: the request as the caller built it again, the
     /// context kept.
-    func retry(request: HTTPRequest, body: [UInt8]?) -> AuthenticationAttempt {
+    package func retry(request: HTTPRequest, body: [UInt8]?) -> AuthenticationAttempt {
         var next = AuthenticationAttempt(request: request, body: body, number: number + 1)
         next.values = values
         return next

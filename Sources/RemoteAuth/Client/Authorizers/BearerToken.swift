@@ -50,3 +50,13 @@ public struct BearerToken: RequestAuthorizer, Hashable, CustomStringConvertible,
     public var debugDescription: String { description }
     public var customMirror: Mirror { Mirror(self, children: [:], displayStyle: .struct) }
 }
+
+/// A fixed token as a ``RequestAuthenticator``: `Authorization: Bearer <token>` on every attempt;
+/// a refusal is the caller's (nothing to renew).
+extension BearerToken: RequestAuthenticator {
+    public var writtenFields: [HTTPField.Name] { [.authorization] }
+
+    public func authenticate(_ attempt: inout AuthenticationAttempt) async throws {
+        attempt.request.headerFields[.authorization] = "Bearer " + token.reveal()
+    }
+}
