@@ -67,7 +67,7 @@ if ! { [ -x "$venv/bin/python" ] || python3 -m venv "$venv"; } ||
     exit 1
 fi
 export PATH="$venv/bin:$PATH"
-python3 -c "import oauthlib, jwt, cryptography, requests, selenium, httpbin, authlib, requests_oauthlib, joserfc" 2>/dev/null ||
+python3 -c "import oauthlib, jwt, cryptography, requests, selenium, httpbin, authlib, requests_oauthlib, joserfc, botocore" 2>/dev/null ||
     { echo "interop: a Python peer is not importable" >&2; exit 1; }
 command -v gunicorn >/dev/null || { echo "interop: gunicorn is not on PATH after installing it" >&2; exit 1; }
 echo "interop: $(curl --version | head -n 1 | cut -d' ' -f1-2), $(openssl version | cut -d' ' -f1-2)," \
@@ -110,6 +110,9 @@ step oauthlib-provider python3 scripts/interop/oauthlib_provider.py "$binary"
 
 echo "interop: remote-auth signs in to, and calls, an OAuth 2 authorization server built on Authlib"
 step authlib-provider python3 scripts/interop/authlib_provider.py "$binary"
+
+echo "interop: botocore's SigV4 signers and remote-auth sign sigv4 give the same Authorization values and presigned URLs"
+step sigv4-botocore python3 scripts/interop/sigv4_botocore.py "$binary" 300
 
 echo "interop: joserfc (PyPI) and remote-auth jwt read each other's JWS, every algorithm"
 step jose-joserfc python3 scripts/interop/jose_joserfc.py "$binary"

@@ -13,7 +13,7 @@ enum SecretInput {
     /// in the process list after parsing (see ``scrubArguments()``).
     static let secretOptions: Set<String> = [
         "--user", "-u", "--password", "--consumer-secret", "--token-secret", "--device-consumer-secret",
-        "--device-token", "--device-token-secret", "--proxy-user", "-U", "--client-secret",
+        "--device-token", "--device-token-secret", "--proxy-user", "-U", "--client-secret", "--security-token",
     ]
 
     /// The secret: `value` itself, one line of standard input when `value` is `-`, else the

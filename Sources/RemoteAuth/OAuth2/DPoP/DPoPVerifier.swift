@@ -360,36 +360,9 @@ struct URIComparison: Hashable {
         return String(decoding: output, as: UTF8.self)
     }
 
-    /// [RFC 3986 §5.2.4](https://www.rfc-editor.org/rfc/rfc3986#section-5.2.4).
-    static func removeDotSegments(_ path: String) -> String {
-        var input = Substring(path)
-        var output: [Substring] = []
-        while !input.isEmpty {
-            if input.hasPrefix("../") {
-                input = input.dropFirst(3)
-            } else if input.hasPrefix("./") {
-                input = input.dropFirst(2)
-            } else if input.hasPrefix("/./") {
-                input = input.dropFirst(2)
-            } else if input == "/." {
-                input = "/"
-            } else if input.hasPrefix("/../") {
-                input = input.dropFirst(3)
-                if !output.isEmpty { output.removeLast() }
-            } else if input == "/.." {
-                input = "/"
-                if !output.isEmpty { output.removeLast() }
-            } else if input == "." || input == ".." {
-                input = ""
-            } else {
-                let start = input.hasPrefix("/") ? input.index(after: input.startIndex) : input.startIndex
-                let end = input[start...].firstIndex(of: "/") ?? input.endIndex
-                output.append(input[..<end])
-                input = input[end...]
-            }
-        }
-        return output.joined()
-    }
+    /// [RFC 3986 §5.2.4](https://www.rfc-editor.org/rfc/rfc3986#section-5.2.4), the one implementation
+    /// the redirect resolver uses too.
+    static func removeDotSegments(_ path: String) -> String { URIReference.removeDotSegments(path) }
 
     private static func hexValue(_ byte: UInt8) -> UInt8? {
         switch byte {
