@@ -270,24 +270,9 @@ extension AWS {
             return String(decoding: output, as: UTF8.self)
         }
 
-        /// AWS's URI encoding: `A-Z a-z 0-9 - _ . ~` as they are, every other octet `%XY`.
-        static func uriEncode(_ text: String) -> String {
-            var output: [UInt8] = []
-            output.reserveCapacity(text.utf8.count)
-            for octet in text.utf8 {
-                switch octet {
-                case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."),
-                    UInt8(ascii: "~"):
-                    output.append(octet)
-                default:
-                    output.append(UInt8(ascii: "%"))
-                    output.append(Hex.digit(octet >> 4, uppercase: true))
-                    output.append(Hex.digit(octet & 0x0F, uppercase: true))
-                }
-            }
-            return String(decoding: output, as: UTF8.self)
-        }
+        /// AWS's URI encoding: `A-Z a-z 0-9 - _ . ~` as they are, every other octet `%XY`
+        /// (uppercase): the same rule as RFC 5849 §3.6, so the same code.
+        static func uriEncode(_ text: String) -> String { OAuth1.PercentEncoding.encode(text) }
 
         /// `%XY` decoded (a `%` without two hex digits kept as it is; `+` is a plus).
         static func percentDecode(_ text: String) -> String {

@@ -36,6 +36,31 @@ extension OAuth2.Flow {
         dpop: OAuth2.DPoP.Prover? = nil,
         grant: OAuth2.GrantType = .authorizationCode
     ) async throws -> OAuth2.TokenSession {
+        try await session(
+            for: tokens,
+            resources: resources,
+            store: store,
+            service: service,
+            account: account,
+            dpop: dpop,
+            grant: grant,
+            scope: nil,
+            resourceIndicators: nil
+        )
+    }
+
+    /// The session both public paths make: saved first, renewed by ``OAuth2/Session/tokenSource(flow:)``.
+    private func session(
+        for tokens: OAuth2.Tokens,
+        resources: [String],
+        store: any TokenStore,
+        service: String,
+        account: String,
+        dpop: OAuth2.DPoP.Prover?,
+        grant: OAuth2.GrantType,
+        scope: [String]?,
+        resourceIndicators: [String]?
+    ) async throws -> OAuth2.TokenSession {
         let origins = try resources.map { try AuthScope(url: $0).origin.description }
         let session = OAuth2.Session(
             tokens: tokens,
@@ -45,12 +70,13 @@ extension OAuth2.Flow {
             introspectionEndpoint: server.introspectionEndpoint,
             clientID: client.id,
             clientAuthentication: .init(rawValue: client.authentication.methodName),
-            scope: tokens.scope,
+            scope: scope ?? tokens.scope,
             resourceOrigins: origins,
             dpopKey: dpop?.privateJWK,
             // Core §12.2: a later process validates refreshed ID tokens, and can call UserInfo.
             openIDProvider: openIDConnect.flatMap(OAuth2.Session.OpenIDProvider.init(relyingParty:)),
-            grant: grant
+            grant: grant,
+            resources: resourceIndicators
         )
         try await store.save(.oauth2(session), service: service, account: account)
         return try OAuth2.TokenSession(
@@ -116,29 +142,16 @@ extension OAuth2.Flow {
         service: String = "default",
         account: String? = nil
     ) async throws -> OAuth2.TokenSession {
-        let tokens = try await clientCredentials(scope: scope, resources: resourceIndicators).tokens
-        let origins = try resources.map { try AuthScope(url: $0).origin.description }
-        let session = OAuth2.Session(
-            tokens: tokens,
-            issuer: server.issuer,
-            tokenEndpoint: server.tokenEndpoint ?? "",
-            revocationEndpoint: server.revocationEndpoint,
-            introspectionEndpoint: server.introspectionEndpoint,
-            clientID: client.id,
-            clientAuthentication: .init(rawValue: client.authentication.methodName),
-            scope: scope.isEmpty ? nil : scope,
-            resourceOrigins: origins,
-            grant: .clientCredentials,
-            resources: resourceIndicators.isEmpty ? nil : resourceIndicators
-        )
-        try await store.save(.oauth2(session), service: service, account: account ?? client.id)
-        return try OAuth2.TokenSession(
-            session: session,
+        try await session(
+            for: try await clientCredentials(scope: scope, resources: resourceIndicators).tokens,
+            resources: resources,
             store: store,
             service: service,
             account: account ?? client.id,
-            now: now,
-            source: OAuth2.ClientCredentialsSource(flow: self, scope: scope, resources: resourceIndicators)
+            dpop: nil,
+            grant: .clientCredentials,
+            scope: scope.isEmpty ? nil : scope,
+            resourceIndicators: resourceIndicators.isEmpty ? nil : resourceIndicators
         )
     }
 }
