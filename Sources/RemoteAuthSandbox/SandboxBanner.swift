@@ -53,6 +53,9 @@ public enum SandboxBanner {
             if !client.redirectURIs.isEmpty { text += "  redirect \(client.redirectURIs.joined(separator: ", "))" }
             text += "\n"
         }
+        for key in configuration.awsKeys {
+            text += "  aws key \(key.accessKeyID) / \(key.secret)  (\(key.user), SigV4, any region and service)\n"
+        }
         for user in configuration.users {
             text += "  user \(user.name) / \(user.password)\n"
         }

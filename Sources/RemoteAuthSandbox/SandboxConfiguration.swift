@@ -26,6 +26,22 @@ public struct SandboxConfiguration: Sendable {
         public var description: String { "Consumer(key: \(key), secret: <redacted>)" }
     }
 
+    /// An AWS access key the status API verifies SigV4 requests of (any region and service),
+    /// acting for `user`.
+    public struct AWSKey: Codable, Sendable, Hashable, CustomStringConvertible {
+        public var accessKeyID: String
+        public var secret: String
+        public var user: String
+
+        public init(accessKeyID: String, secret: String, user: String) {
+            self.accessKeyID = accessKeyID
+            self.secret = secret
+            self.user = user
+        }
+
+        public var description: String { "AWSKey(\(accessKeyID), user: \(user), secret: <redacted>)" }
+    }
+
     /// An account that can sign in on the consent page and use Basic and Digest.
     public struct User: Codable, Sendable, Hashable, CustomStringConvertible {
         public var name: String
@@ -214,6 +230,8 @@ public struct SandboxConfiguration: Sendable {
     public var seededTokens: [SeededToken] = []
     /// The OAuth 2 clients of the authorization server under `/oauth2`.
     public var oauth2Clients: [OAuth2Client] = []
+    /// The AWS Signature Version 4 access keys the status API verifies, each acting for a user.
+    public var awsKeys: [AWSKey] = []
     /// The scopes the authorization server grants; a request without `scope` gets them all
     /// ([RFC 6749 §3.3](https://www.rfc-editor.org/rfc/rfc6749#section-3.3)).
     public var oauth2Scopes = ["statuses:read", "statuses:write"]
@@ -288,6 +306,7 @@ public struct SandboxConfiguration: Sendable {
             Consumer(key: "demo-device", secret: "demo-device-secret", name: "RemoteAuth Device"),
         ]
         configuration.users = [User(name: "alice", password: "wonderland", id: "1001")]
+        configuration.awsKeys = [AWSKey(accessKeyID: "AKIDSANDBOX", secret: "sandbox-aws-secret", user: "alice")]
         configuration.oauth2Clients = [
             OAuth2Client(id: "demo-app", name: "RemoteAuth Demo App", redirectURIs: ["http://127.0.0.1/callback"]),
             OAuth2Client(

@@ -11,6 +11,8 @@ struct SandboxRequestContext: RequestContext {
     var oauth1: OAuth1Verifier.Verified?
     /// The OAuth 2 access token ``BearerAuthenticator`` accepted.
     var bearer: OAuth2Store.AccessToken?
+    /// The user of a verified AWS SigV4 request, set by ``BearerAuthenticator``.
+    var sigV4User: String?
     /// The connection the request came on: its `NIOSSLHandler` knows the client's certificate
     /// (``peerCertificate()``, RFC 8705).
     let channel: (any Channel)?

@@ -24,15 +24,15 @@ struct StatusAPIRoutes: Sendable {
             )
         )
         routes.post("statuses/update.json") { request, context in
-            if let bearer = context.bearer {
+            if let user = context.bearer?.name ?? context.sigV4User {
                 let body = FormFields(decoding: String(decoding: await request.bodyBytes(), as: UTF8.self))
-                return try await update(text: body["status"] ?? request.queryFields["status"], user: bearer.name)
+                return try await update(text: body["status"] ?? request.queryFields["status"], user: user)
             }
             return try await update(context.requireOAuth1())
         }
         routes.get("statuses/home_timeline.json") { request, _ in await homeTimeline(request) }
         routes.get("account/verify_credentials.json") { _, context in
-            if let bearer = context.bearer { return SandboxResponse.json(userJSON(bearer.name)) }
+            if let user = context.bearer?.name ?? context.sigV4User { return SandboxResponse.json(userJSON(user)) }
             return try verifyCredentials(context.requireOAuth1())
         }
         return routes

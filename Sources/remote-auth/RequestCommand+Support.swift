@@ -246,3 +246,37 @@ enum VerboseRedaction {
         return String(target[...mark]) + parts.joined(separator: "&")
     }
 }
+
+extension RequestCommand {
+    /// The Basic/Digest credential of `--user`: `USER:PASSWORD`, or `USER` with
+    /// REMOTE_AUTH_PASSWORD or a prompt on the terminal; `nil` without `--user`.
+    ///
+    /// - Throws: ``CLIFailure`` for a user without a password and no terminal, or an origin over
+    ///   plain http without `--allow-http`.
+    func userCredential(for origin: AuthScope) throws -> Credential? {
+        guard let user else { return nil }
+        let name: String
+        let password: String
+        if let colon = user.firstIndex(of: ":") {
+            name = String(user[..<colon])
+            password = String(user[user.index(after: colon)...])
+        } else if let fromEnvironment = ProcessInfo.processInfo.environment["REMOTE_AUTH_PASSWORD"] {
+            name = user
+            password = fromEnvironment
+        } else if let typed = SecretInput.prompt("Enter host password for user '\(user)': ") {
+            name = user
+            password = typed
+        } else {
+            throw CLIFailure(
+                "--user \(user) has no password, and standard input is not a terminal to ask for it: set REMOTE_AUTH_PASSWORD, or pass --user USER:PASSWORD"
+            )
+        }
+        if origin.scheme == "http", !origin.isLoopback, !allowHTTP {
+            throw CLIFailure(
+                "refusing to send the credential for \(origin) over plain http, where anyone on the path can read it;"
+                    + " use https, or pass --allow-http to allow it for this origin"
+            )
+        }
+        return Credential(user: name, password: password)
+    }
+}

@@ -197,6 +197,15 @@ struct RequestCommand: AsyncParsableCommand {
     @Flag(help: "Send Basic credentials with the first request instead of waiting for a challenge.")
     var preemptive = false
 
+    @Option(
+        name: .customLong("aws-sigv4"),
+        help: ArgumentHelp(
+            "Sign with AWS Signature Version 4, aws:amz:REGION:SERVICE (as curl); --user KEY:SECRET, or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN).",
+            valueName: "provider"
+        )
+    )
+    var awsSigV4: String?
+
     @Flag(name: .customLong("allow-http"), help: "Allow the credential over plain http to a host that is not loopback.")
     var allowHTTP = false
 
@@ -292,30 +301,10 @@ struct RequestCommand: AsyncParsableCommand {
         }
         request.headerFields = fields
         let store = InMemoryCredentialStore()
-        if let user {
-            let name: String
-            let password: String
-            if let colon = user.firstIndex(of: ":") {
-                name = String(user[..<colon])
-                password = String(user[user.index(after: colon)...])
-            } else if let fromEnvironment = ProcessInfo.processInfo.environment["REMOTE_AUTH_PASSWORD"] {
-                name = user
-                password = fromEnvironment
-            } else if let typed = SecretInput.prompt("Enter host password for user '\(user)': ") {
-                name = user
-                password = typed
-            } else {
-                throw CLIFailure(
-                    "--user \(user) has no password, and standard input is not a terminal to ask for it: set REMOTE_AUTH_PASSWORD, or pass --user USER:PASSWORD"
-                )
-            }
-            if origin.scheme == "http", !origin.isLoopback, !allowHTTP {
-                throw CLIFailure(
-                    "refusing to send the credential for \(origin) over plain http, where anyone on the path can read it;"
-                        + " use https, or pass --allow-http to allow it for this origin"
-                )
-            }
-            await store.add(Credential(user: name, password: password), for: origin, allowingPlainHTTP: allowHTTP)
+        // With --aws-sigv4, --user is the access key (KEY:SECRET), as curl reads it.
+        let sigV4 = try awsSigV4.map { try SignSigV4.signer(provider: $0, user: user, securityToken: nil) }
+        if sigV4 == nil, let credential = try userCredential(for: origin) {
+            await store.add(credential, for: origin, allowingPlainHTTP: allowHTTP)
         }
 
         guard parallel >= 1 else { throw CLIFailure("--parallel must be at least 1, not \(parallel)") }
@@ -431,6 +420,9 @@ struct RequestCommand: AsyncParsableCommand {
             let client = AuthenticatingClient(
                 transport: wire,
                 credentials: store,
+                authenticators: sigV4.map {
+                    [ScopedAuthenticator(AWS.SigV4Authenticator(signer: $0), for: origin, allowingPlainHTTP: plainHTTP)]
+                } ?? [],
                 configuration: configuration
             )
             guard copies > 1 else {

@@ -68,13 +68,7 @@ struct SignSigV4: ParsableCommand {
     }
 
     func run() throws {
-        let parts = provider.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
-        guard parts.count == 4, parts[0].lowercased() == "aws", parts[1].lowercased() == "amz",
-            !parts[2].isEmpty, !parts[3].isEmpty
-        else {
-            throw CLIFailure("--aws-sigv4 must be aws:amz:REGION:SERVICE, not '\(provider)'")
-        }
-        let credentials = try Self.credentials(user: user, securityToken: securityToken)
+        let signer = try Self.signer(provider: provider, user: user, securityToken: securityToken)
         guard let httpMethod = HTTPRequest.Method(method.uppercased()) else {
             throw CLIFailure("invalid method: '\(method)' is not an HTTP method token")
         }
@@ -90,7 +84,6 @@ struct SignSigV4: ParsableCommand {
             }
             request.headerFields.append(HTTPField(name: name, value: String(header[header.index(after: colon)...])))
         }
-        let signer = AWS.SigV4Signer(credentials: credentials, region: parts[2], service: parts[3])
         let bytes = body.map { Array($0.utf8) }
         do {
             let signed =
@@ -109,6 +102,22 @@ struct SignSigV4: ParsableCommand {
         } catch let error as AWS.SigV4Error {
             throw CLIFailure(error.reason)
         }
+    }
+
+    /// The signer of `--aws-sigv4 aws:amz:REGION:SERVICE` (curl's form) with the credentials of
+    /// ``credentials(user:securityToken:)``.
+    static func signer(provider: String, user: String?, securityToken: String?) throws -> AWS.SigV4Signer {
+        let parts = provider.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count == 4, parts[0].lowercased() == "aws", parts[1].lowercased() == "amz",
+            !parts[2].isEmpty, !parts[3].isEmpty
+        else {
+            throw CLIFailure("--aws-sigv4 must be aws:amz:REGION:SERVICE, not '\(provider)'")
+        }
+        return AWS.SigV4Signer(
+            credentials: try credentials(user: user, securityToken: securityToken),
+            region: parts[2],
+            service: parts[3]
+        )
     }
 
     /// `--user KEY:SECRET` (or `-`, one line of stdin), else the environment's.

@@ -3,6 +3,7 @@ import HTTPTypes
 import Logging
 import RemoteAuth
 import RemoteAuthAsyncHTTPClient
+import RemoteAuthOpenAPI
 import RemoteAuthSandbox
 import Synchronization
 import Testing
@@ -184,6 +185,55 @@ struct UnreachableTransport: HTTPTransport {
                 let sent = try #require(recording.hops.last?.request)
                 #expect((sent.headerFields[.authorization] != nil) == (placement == .header))
                 #expect((sent.path ?? "").contains("oauth_signature=") == (placement == .query))
+            }
+        }
+    }
+}
+
+/// AWS SigV4 through the chain and through the OpenAPI middleware, verified by the sandbox.
+@Suite(.timeLimit(.minutes(1))) struct SigV4AuthenticatorTests {
+    static func signer(secret: Secret = "sandbox-aws-secret") -> AWS.SigV4Signer {
+        AWS.SigV4Signer(
+            credentials: AWS.Credentials(accessKeyID: "AKIDSANDBOX", secretAccessKey: secret),
+            region: "us-east-1",
+            service: "execute-api"
+        )
+    }
+
+    @Test func clientAndMiddleware() async throws {
+        try await Sandbox.withSandbox { sandbox in
+            try await AsyncHTTPClientTransport.withTransport { ahc in
+                let origin = try AuthScope(url: sandbox.baseURL)
+                let client = AuthenticatingClient(
+                    transport: ahc,
+                    authenticators: [ScopedAuthenticator(AWS.SigV4Authenticator(signer: Self.signer()), for: origin)]
+                )
+                var request = try HTTPRequest(method: .post, absoluteURL: sandbox.baseURL + "/1.1/statuses/update.json")
+                request.headerFields[.contentType] = "application/x-www-form-urlencoded"
+                let (posted, body) = try await client.send(request, body: Array("status=SigV4%20chain".utf8))
+                #expect(posted.status == .ok, "\(String(decoding: body, as: UTF8.self))")
+                #expect(String(decoding: body, as: UTF8.self).contains("\"text\":\"SigV4 chain\""))
+
+                let middleware = AuthenticationMiddleware(authenticators: [
+                    ScopedAuthenticator(AWS.SigV4Authenticator(signer: Self.signer()), for: origin)
+                ])
+                let (me, text) = try await OpenAPIMiddlewareTests.call(
+                    middleware,
+                    over: RemoteAuthClientTransport(ahc),
+                    serverURL: sandbox.baseURL + "/1.1",
+                    .get,
+                    "/account/verify_credentials.json?include_entities=true"
+                )
+                #expect(me.status == .ok, "\(text)")
+                #expect(text.contains("\"screen_name\":\"alice\""))
+
+                let wrong = AuthenticatingClient(
+                    transport: ahc,
+                    authenticators: [
+                        ScopedAuthenticator(AWS.SigV4Authenticator(signer: Self.signer(secret: "wrong")), for: origin)
+                    ]
+                )
+                #expect(try await wrong.get(sandbox.baseURL + "/1.1/account/verify_credentials.json").0.status == .forbidden)
             }
         }
     }

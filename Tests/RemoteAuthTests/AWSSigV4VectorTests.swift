@@ -113,3 +113,71 @@ struct SigV4Case: Decodable, Sendable, CustomTestStringConvertible {
         #expect(AWS.Credentials.fromEnvironment(["AWS_ACCESS_KEY_ID": "A"]) == nil)
     }
 }
+
+/// The verifier: what the signer signs verifies; each tampering, an unknown key, a skewed clock
+/// and a malformed `Authorization` get their own code.
+@Suite struct AWSSigV4VerifierTests {
+    static let secret: Secret = "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY"
+    static let verifier = AWS.SigV4Verifier { $0 == "AKIDEXAMPLE" ? secret : nil }
+    static let signer = AWS.SigV4Signer(
+        credentials: AWS.Credentials(accessKeyID: "AKIDEXAMPLE", secretAccessKey: secret),
+        region: "eu-west-3",
+        service: "execute-api",
+        now: { 1_440_938_160 }
+    )
+
+    static func signed(_ body: String = "a=1") throws -> HTTPRequest {
+        var request = try HTTPRequest(method: .post, absoluteURL: "https://api.example/v1/items?b=2&a=%20")
+        request.headerFields[.contentType] = "application/x-www-form-urlencoded"
+        return try signer.sign(request, body: Array(body.utf8)).request
+    }
+
+    static func code(_ body: () throws -> Void) -> AWS.SigV4Error.Code? {
+        do {
+            try body()
+            return nil
+        } catch let error as AWS.SigV4Error {
+            return error.code
+        } catch {
+            return nil
+        }
+    }
+
+    @Test func roundTripAndTampering() throws {
+        let request = try Self.signed()
+        let verified = try Self.verifier.verify(request, body: Array("a=1".utf8), now: 1_440_938_160 + 899)
+        #expect(verified == .init(accessKeyID: "AKIDEXAMPLE", region: "eu-west-3", service: "execute-api", signedHeaders: ["content-type", "host", "x-amz-date"]))
+
+        #expect(Self.code { _ = try Self.verifier.verify(request, body: Array("a=2".utf8), now: 1_440_938_160) } == .signatureDoesNotMatch)
+        var moved = request
+        moved.path = "/v1/items?b=2&a=%21"
+        #expect(Self.code { _ = try Self.verifier.verify(moved, body: Array("a=1".utf8), now: 1_440_938_160) } == .signatureDoesNotMatch)
+        var retyped = request
+        retyped.headerFields[.contentType] = "text/plain"
+        #expect(Self.code { _ = try Self.verifier.verify(retyped, body: Array("a=1".utf8), now: 1_440_938_160) } == .signatureDoesNotMatch)
+        #expect(Self.code { _ = try Self.verifier.verify(request, body: Array("a=1".utf8), now: 1_440_938_160 + 901) } == .requestTimeTooSkewed)
+        let stranger = AWS.SigV4Verifier { _ in nil }
+        #expect(Self.code { _ = try stranger.verify(request, body: Array("a=1".utf8), now: 1_440_938_160) } == .unknownKey)
+        for value in [
+            "Bearer x", "AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20150830/eu-west-3/execute-api/aws4_request",
+            "AWS4-HMAC-SHA256 Credential=a, Credential=b, SignedHeaders=host, Signature=00",
+            "AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20150830/aws4_request, SignedHeaders=host, Signature=00",
+        ] {
+            var malformed = request
+            malformed.headerFields[.authorization] = value
+            #expect(Self.code { _ = try Self.verifier.verify(malformed, body: Array("a=1".utf8), now: 1_440_938_160) } == .malformedAuthorization, "\(value)")
+        }
+    }
+
+    /// X-Amz-Date read back is the clock that wrote it, across leap years and centuries.
+    @Test func dateRoundTrip() {
+        for seconds: Int64 in [0, 951_782_400, 1_440_938_160, 4_107_542_399, 253_402_300_799] {
+            let date = AWS.SigV4Signer.amzDate(seconds)
+            #expect(AWS.SigV4Verifier.seconds(date) == seconds, "\(date)")
+        }
+        #expect(AWS.SigV4Signer.amzDate(951_782_400) == "20000229T000000Z")
+        #expect(AWS.SigV4Verifier.seconds("20150830T123600") == nil)
+        #expect(AWS.SigV4Verifier.seconds("2015083XT123600Z") == nil)
+        #expect(AWS.SigV4Verifier.seconds("20151330T123600Z") == nil)
+    }
+}

@@ -160,7 +160,7 @@ extension AWS {
         func scope(_ date: String) -> String { "\(date.prefix(8))/\(region)/\(service)/aws4_request" }
 
         /// The string to sign and the signature of `canonical`, with the day's key.
-        private func sign(canonical: String, date: String) -> (String, String) {
+        func sign(canonical: String, date: String) -> (String, String) {
             let stringToSign = "\(Self.algorithm)\n\(date)\n\(scope(date))\n\(Self.hexSHA256(Array(canonical.utf8)))"
             let key = signingKey(date: date)
             let mac = HMAC<SHA256>.authenticationCode(for: Array(stringToSign.utf8), using: SymmetricKey(data: key))
@@ -296,7 +296,7 @@ extension AWS {
         static func hexSHA256(_ bytes: [UInt8]) -> String { Hex.encode(Array(SHA256.hash(data: bytes))) }
 
         /// `yyyyMMddTHHmmssZ` in UTC.
-        static func amzDate(_ seconds: Int64) -> String {
+        package static func amzDate(_ seconds: Int64) -> String {
             let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
             let time = seconds - days * 86_400
             // Days to a civil date (Howard Hinnant's algorithm).
@@ -314,12 +314,31 @@ extension AWS {
         }
     }
 
-    /// A request SigV4 cannot sign as asked.
+    /// A request SigV4 cannot sign as asked, or a signature that does not verify.
     public struct SigV4Error: CodedError {
+        public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+            public let rawValue: String
+            public init(rawValue: String) { self.rawValue = rawValue }
+            public var description: String { rawValue }
+            /// The request cannot be signed as asked (no authority, an expiry out of range).
+            public static let invalidRequest = Code(rawValue: "invalidRequest")
+            /// `Authorization` is not a SigV4 value this verifier reads.
+            public static let malformedAuthorization = Code(rawValue: "malformedAuthorization")
+            /// The access key id is not one the verifier knows.
+            public static let unknownKey = Code(rawValue: "unknownKey")
+            /// `X-Amz-Date` is missing, malformed, another day than the scope's, or too far from now.
+            public static let requestTimeTooSkewed = Code(rawValue: "requestTimeTooSkewed")
+            /// The signature is not the one the request's content gives.
+            public static let signatureDoesNotMatch = Code(rawValue: "signatureDoesNotMatch")
+        }
+
+        public let code: Code
         public let reason: String
-        public var code: String { "invalidRequest" }
-        public init(_ reason: String) { self.reason = reason }
-        public var description: String { "AWS.SigV4Error: \(reason)" }
+        public init(_ reason: String, code: Code = .invalidRequest) {
+            self.code = code
+            self.reason = reason
+        }
+        public var description: String { "AWS.SigV4Error.\(code): \(reason)" }
     }
 
     /// SigV4 as a ``RequestAuthenticator``: every attempt signed afresh in the header form, the

@@ -19,6 +19,14 @@ struct BearerAuthenticator: RouterMiddleware {
         next: (Request, SandboxRequestContext) async throws -> Response
     ) async throws -> Response {
         let authorizations = request.headers[values: .authorization]
+        if authorizations.count == 1, authorizations[0].hasPrefix("AWS4-HMAC-SHA256 ") {
+            // Collected once, so that the signature check and the route both read it.
+            var request = request
+            _ = try await request.collectBody(upTo: 1 << 20)
+            var context = context
+            context.sigV4User = try await verifySigV4(request)
+            return try await next(request, context)
+        }
         let record: OAuth2Store.AccessToken
         if authorizations.count == 1, let authorization = authorizations.first,
             let token = Self.dpopToken(authorization)
@@ -102,4 +110,22 @@ struct BearerAuthenticator: RouterMiddleware {
 extension OAuth2Store.AccessToken {
     /// The user the token acts for; a client credentials token acts as its client.
     var name: String { user ?? clientID }
+}
+
+extension BearerAuthenticator {
+    /// An AWS Signature Version 4 request with one of the configured keys: its user.
+    func verifySigV4(_ request: Request) async throws -> String {
+        let keys = configuration.awsKeys
+        let verifier = AWS.SigV4Verifier { id in keys.first { $0.accessKeyID == id }.map { Secret($0.secret) } }
+        var head = request.head
+        head.scheme = configuration.tls == nil ? "http" : "https"
+        head.authority = head.authority ?? request.headers[HTTPField.Name("Host")!]
+        do {
+            let verified = try verifier.verify(head, body: await request.bodyBytes(), now: configuration.now())
+            return keys.first { $0.accessKeyID == verified.accessKeyID }?.user ?? ""
+        } catch let error as AWS.SigV4Error {
+            // AWS answers 403 with the code (SignatureDoesNotMatch, RequestTimeTooSkewed, …).
+            throw JSONError(.forbidden, "\(error.code): \(error.reason)")
+        }
+    }
 }
