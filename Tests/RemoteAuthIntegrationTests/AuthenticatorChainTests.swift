@@ -238,3 +238,71 @@ struct UnreachableTransport: HTTPTransport {
         }
     }
 }
+
+/// Basic and Digest as authenticators in the chain and in the OpenAPI middleware, against the
+/// sandbox's challenge routes.
+@Suite(.timeLimit(.minutes(1))) struct ChallengeAuthenticatorTests {
+    @Test func basicOnChallengeAndPreemptive() async throws {
+        try await Sandbox.withSandbox { sandbox in
+            try await AsyncHTTPClientTransport.withTransport { ahc in
+                let origin = try AuthScope(url: sandbox.baseURL)
+                for preemptive in [false, true] {
+                    let recording = RecordingTransport(ahc)
+                    let basic = try BasicAuthenticator(user: "alice", password: "wonderland", preemptive: preemptive)
+                    let client = AuthenticatingClient(transport: recording, authenticators: [ScopedAuthenticator(basic, for: origin)])
+                    let (response, body) = try await client.get(sandbox.baseURL + "/basic/")
+                    #expect(response.status == .ok)
+                    #expect(String(decoding: body, as: UTF8.self) == aliceJSON)
+                    #expect(recording.hops.map(\.status) == (preemptive ? [200] : [401, 200]))
+                }
+                let wrong = AuthenticatingClient(
+                    transport: ahc,
+                    authenticators: [ScopedAuthenticator(try BasicAuthenticator(user: "alice", password: "nope"), for: origin)]
+                )
+                let error = await #expect(throws: ClientError.self) { _ = try await wrong.get(sandbox.baseURL + "/basic/") }
+                #expect(error?.code == .authenticationFailed)
+                #expect(error?.challenge?.hasScheme("Basic") == true)
+            }
+        }
+    }
+
+    /// One nonce for five requests (six round trips); the same authenticator in the OpenAPI
+    /// middleware keeps using it; a wrong password fails after one answer.
+    @Test func digestReusesTheNonce() async throws {
+        try await Sandbox.withSandbox { sandbox in
+            try await AsyncHTTPClientTransport.withTransport { ahc in
+                let origin = try AuthScope(url: sandbox.baseURL)
+                let recording = RecordingTransport(ahc)
+                let digest = DigestAuthenticator(user: "alice", password: "wonderland")
+                let client = AuthenticatingClient(transport: recording, authenticators: [ScopedAuthenticator(digest, for: origin)])
+                for _ in 0..<5 {
+                    let (response, body) = try await client.get(sandbox.baseURL + "/digest/SHA-256/auth/")
+                    #expect(response.status == .ok)
+                    #expect(String(decoding: body, as: UTF8.self) == aliceJSON)
+                }
+                #expect(recording.hops.count == 6)
+                #expect(recording.hops.dropFirst().allSatisfy { $0.authorization?.hasPrefix("Digest ") == true })
+
+                let middleware = AuthenticationMiddleware(authenticators: [ScopedAuthenticator(digest, for: origin)])
+                let (viaMiddleware, _) = try await OpenAPIMiddlewareTests.call(
+                    middleware,
+                    over: RemoteAuthClientTransport(recording),
+                    serverURL: sandbox.baseURL,
+                    .get,
+                    "/digest/SHA-256/auth/"
+                )
+                #expect(viaMiddleware.status == .ok)
+                #expect(recording.hops.count == 7)
+
+                let wrong = AuthenticatingClient(
+                    transport: ahc,
+                    authenticators: [ScopedAuthenticator(DigestAuthenticator(user: "alice", password: "nope"), for: origin)]
+                )
+                let error = await #expect(throws: ClientError.self) {
+                    _ = try await wrong.get(sandbox.baseURL + "/digest/SHA-256/auth/")
+                }
+                #expect(error?.code == .authenticationFailed)
+            }
+        }
+    }
+}
