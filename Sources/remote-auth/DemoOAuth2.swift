@@ -199,8 +199,6 @@ extension DemoCommand.Context {
             now: unixNow,
             refresher: { try await flow.refresh($0) }
         )
-        let credentials = InMemoryCredentialStore()
-        await tokenSession.register(in: credentials)
-        return (tokenSession, AuthenticatingClient(transport: transport, credentials: credentials))
+        return (tokenSession, AuthenticatingClient(transport: transport, session: tokenSession))
     }
 }

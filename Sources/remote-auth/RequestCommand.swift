@@ -397,32 +397,31 @@ struct RequestCommand: AsyncParsableCommand {
             configuration.preemptive = preemptive
             configuration.followsRedirects = location
             configuration.maximumRedirects = maxRedirs
-            var wire: any HTTPTransport = verbose ? PrintingTransport(inner: transport) : transport
+            let wire: any HTTPTransport = verbose ? PrintingTransport(inner: transport) : transport
+            // Every scheme through the client's authenticator chain, each for its origin only.
+            var authenticators: [ScopedAuthenticator] = []
             if let oauth2Profile {
-                // Bearer on the profile's resource origins; refreshed at its token endpoint (RFC 6750 §2.1).
+                // Bearer (or DPoP) on the profile's resource origins; renewed at its token endpoint.
                 do {
-                    try await oauth2Profile.tokenSession(over: transport, policy: policy).register(
-                        in: store,
-                        allowingPlainHTTP: plainHTTP
-                    )
+                    authenticators += try await oauth2Profile.tokenSession(over: transport, policy: policy)
+                        .authenticators(allowingPlainHTTP: plainHTTP)
                 } catch {
                     return .failure(error)
                 }
             }
             if let oauth {
-                // Signed closest to the wire, so that -v shows the Authorization field (redacted).
-                wire = try oauth.signingTransport(
-                    over: verbose ? PrintingTransport(inner: transport) : transport,
-                    now: unixNow,
-                    placement: placement
+                // OAuth 1.0a on the provider's origin, in the chosen placement (RFC 5849 §3.5).
+                authenticators.append(try oauth.authenticator(now: unixNow, placement: placement, allowingPlainHTTP: plainHTTP))
+            }
+            if let sigV4 {
+                authenticators.append(
+                    ScopedAuthenticator(AWS.SigV4Authenticator(signer: sigV4), for: origin, allowingPlainHTTP: plainHTTP)
                 )
             }
             let client = AuthenticatingClient(
                 transport: wire,
                 credentials: store,
-                authenticators: sigV4.map {
-                    [ScopedAuthenticator(AWS.SigV4Authenticator(signer: $0), for: origin, allowingPlainHTTP: plainHTTP)]
-                } ?? [],
+                authenticators: authenticators,
                 configuration: configuration
             )
             guard copies > 1 else {

@@ -63,12 +63,14 @@ extension OAuth1 {
 
         /// This session as a ``RequestAuthenticator`` for ``AuthenticatingClient``: every request
         /// to `origin` (the request token URL's origin when `nil`) signed, in the provider's
-        /// placement unless `placement` is given.
+        /// placement unless `placement` is given; over plain `http` beyond loopback only with
+        /// `allowingPlainHTTP`.
         public func authenticator(
             now: @escaping @Sendable () -> Int64,
             origin: AuthScope? = nil,
             placement: Placement? = nil,
             privateKey: RSAPrivateKey? = nil,
+            allowingPlainHTTP: Bool = false,
             nonce: @escaping @Sendable () -> String = { Nonce.random() }
         ) throws -> ScopedAuthenticator {
             ScopedAuthenticator(
@@ -79,7 +81,8 @@ extension OAuth1 {
                     realm: provider.realm,
                     nonce: nonce
                 ),
-                for: try origin ?? AuthScope(url: provider.requestTokenURL)
+                for: try origin ?? AuthScope(url: provider.requestTokenURL),
+                allowingPlainHTTP: allowingPlainHTTP
             )
         }
     }
