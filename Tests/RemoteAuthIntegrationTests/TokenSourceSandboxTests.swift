@@ -115,3 +115,38 @@ import Testing
         }
     }
 }
+
+/// RFC 9728 against the sandbox: from the status API's URL to its authorization server, and on
+/// to a flow.
+@Suite struct ProtectedResourceSandboxTests {
+    @Test func fromAResourceURLToItsAuthorizationServer() async throws {
+        try await Sandbox.withSandbox { sandbox in
+            let base = sandbox.baseURL
+            try await AsyncHTTPClientTransport.withTransport { ahc in
+                let metadata = try await OAuth2.ProtectedResourceMetadata.discover(resource: base + "/1.1", transport: ahc)
+                #expect(metadata.resource == base + "/1.1")
+                #expect(metadata.authorizationServers == [base])
+                #expect(metadata.scopesSupported == ["statuses:read", "statuses:write"])
+                let flow = try await OAuth2.Flow(
+                    discovering: try #require(metadata.authorizationServers.first),
+                    client: OAuth2.Client(id: "demo-service", authentication: .clientSecretBasic("demo-service-secret")),
+                    transport: ahc
+                )
+                let session = try await flow.clientCredentialsSession(scope: ["statuses:read"], resources: [metadata.resource])
+                let (response, _) = try await AuthenticatingClient(transport: ahc, session: session)
+                    .get(base + "/1.1/statuses/home_timeline.json")
+                #expect(response.status == .ok)
+
+                // The origin's document is for the origin, not for /1.1 (RFC 9728 §3.3).
+                let error = await #expect(throws: OAuth2.Error.self) {
+                    _ = try await OAuth2.ProtectedResourceMetadata.discover(
+                        resource: base + "/1.1",
+                        metadataURL: base + "/.well-known/oauth-protected-resource",
+                        transport: ahc
+                    )
+                }
+                #expect(error?.code == .resourceMismatch)
+            }
+        }
+    }
+}

@@ -7,7 +7,7 @@ extension OAuth2 {
             private enum Base: String, Sendable {
                 case serverRefused, malformedResponse, stateMismatch, issuerMismatch
                 case reauthorizationRequired, insecureEndpoint, invalidConfiguration
-                case refreshLimitExceeded, unsupportedTokenType, deviceCodeExpired, unexpectedTokens
+                case refreshLimitExceeded, unsupportedTokenType, deviceCodeExpired, unexpectedTokens, resourceMismatch
             }
             private let base: Base
             /// The server answered with an OAuth error (``Error/serverError`` holds it), at the
@@ -48,6 +48,10 @@ extension OAuth2 {
             /// [RFC 9700 §4.5](https://www.rfc-editor.org/rfc/rfc9700#section-4.5)), or a `code`
             /// answering `response_type=token`. Refused, never used.
             public static let unexpectedTokens = Code(base: .unexpectedTokens)
+            /// Protected resource metadata whose `resource` is not the resource the client asked
+            /// about ([RFC 9728 §3.3](https://www.rfc-editor.org/rfc/rfc9728#section-3.3)):
+            /// refused, as it could send the client's tokens to an attacker's authorization server.
+            public static let resourceMismatch = Code(base: .resourceMismatch)
             public var description: String { base.rawValue }
         }
 
