@@ -48,7 +48,7 @@ public struct AuthenticationMiddleware: ClientMiddleware {
         next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
     ) async throws -> (HTTPResponse, HTTPBody?) {
         let target = try OperationTarget(request, baseURL: baseURL)
-        let chain = try active(for: target)
+        let chain = try ScopedAuthenticator.active(authenticators, for: target.absolute)
         guard !chain.isEmpty else { return try await next(request, body, baseURL) }
         var bytes: [UInt8]? = nil
         var replayable = true
@@ -85,23 +85,6 @@ public struct AuthenticationMiddleware: ClientMiddleware {
                 )
             }
             attempt = attempt.retry(request: target.absolute, body: bytes)
-        }
-    }
-
-    /// The authenticators for the operation's origin, as ``RemoteAuth/AuthenticatingClient`` picks them.
-    private func active(for target: OperationTarget) throws -> [ScopedAuthenticator] {
-        try authenticators.filter { entry in
-            guard entry.scope == target.origin,
-                !entry.authenticator.writtenFields.contains(where: { target.absolute.headerFields[$0] != nil })
-            else { return false }
-            if target.origin.scheme == "http", !target.origin.isLoopback, !entry.allowsPlainHTTP {
-                throw RemoteAuth.ClientError(
-                    .plainHTTPRefused,
-                    "refusing to authenticate a request to \(target.origin) over plain http, where anyone on the path can read it;"
-                        + " use https, or opt in to plain http for this authenticator"
-                )
-            }
-            return true
         }
     }
 }

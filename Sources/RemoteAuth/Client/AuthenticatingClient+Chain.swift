@@ -12,20 +12,7 @@ extension AuthenticatingClient {
     ///   `http` on a host that is not loopback, without its opt-in.
     func authenticators(for request: HTTPRequest, credentialsAllowed: Bool) throws -> [ScopedAuthenticator] {
         guard credentialsAllowed, !authenticators.isEmpty else { return [] }
-        let origin = try AuthScope(origin: request)
-        return try authenticators.filter { entry in
-            guard entry.scope == origin,
-                !entry.authenticator.writtenFields.contains(where: { request.headerFields[$0] != nil })
-            else { return false }
-            if origin.scheme == "http", !origin.isLoopback, !entry.allowsPlainHTTP {
-                throw ClientError(
-                    .plainHTTPRefused,
-                    "refusing to authenticate a request to \(origin) over plain http, where anyone on the path can read it;"
-                        + " use https, or opt in to plain http for this authenticator"
-                )
-            }
-            return true
-        }
+        return try ScopedAuthenticator.active(authenticators, for: request)
     }
 
     /// One round trip through `chain`: authenticate, send, let each authenticator judge the
@@ -57,6 +44,31 @@ extension AuthenticatingClient {
                 )
             }
             attempt = attempt.retry(request: request, body: body)
+        }
+    }
+}
+
+extension ScopedAuthenticator {
+    /// The entries of `list` that run for `request`: those for its origin, none that would
+    /// overwrite a field the caller set; the rule shared by ``AuthenticatingClient`` and the
+    /// OpenAPI middleware.
+    ///
+    /// - Throws: ``ClientError/Code/plainHTTPRefused`` for an entry whose origin is plain `http`
+    ///   on a host that is not loopback, without its opt-in.
+    package static func active(_ list: [ScopedAuthenticator], for request: HTTPRequest) throws -> [ScopedAuthenticator] {
+        let origin = try AuthScope(origin: request)
+        return try list.filter { entry in
+            guard entry.scope == origin,
+                !entry.authenticator.writtenFields.contains(where: { request.headerFields[$0] != nil })
+            else { return false }
+            if origin.scheme == "http", !origin.isLoopback, !entry.allowsPlainHTTP {
+                throw ClientError(
+                    .plainHTTPRefused,
+                    "refusing to authenticate a request to \(origin) over plain http, where anyone on the path can read it;"
+                        + " use https, or opt in to plain http for this authenticator"
+                )
+            }
+            return true
         }
     }
 }
