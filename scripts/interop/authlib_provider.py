@@ -880,7 +880,7 @@ def oauth2_of(profile):
     return entry["session"].get("oauth2") if entry else None
 
 
-def check_saved(profile, label, access, refresh, client_id, auth, secret, scope, ttl, issued_at):
+def check_saved(profile, label, access, refresh, client_id, auth, secret, scope, ttl, issued_at, grant):
     """tokens.json holds exactly the session the server's tokens make, and is 0600."""
     entry = entry_of(profile)
     if not check(entry is not None, f"{label}: profile '{profile}' in tokens.json", [e["key"] for e in entries()]):
@@ -904,7 +904,7 @@ def check_saved(profile, label, access, refresh, client_id, auth, secret, scope,
     rest = {k: v for k, v in saved.items() if k != "tokens"}
     wanted = {"issuer": BASE, "tokenEndpoint": BASE + "/token", "revocationEndpoint": BASE + "/revoke",
               "introspectionEndpoint": BASE + "/introspect", "clientID": client_id, "clientAuthentication": auth,
-              "scope": scope.split(), "resourceOrigins": [BASE]}
+              "scope": scope.split(), "resourceOrigins": [BASE], "grant": grant}
     if secret is not None:
         wanted["clientSecret"] = secret
     check(rest == wanted, f"{label}: the saved session's endpoints, client and origins",
@@ -979,7 +979,7 @@ def sign_in_with(profile, label, mark):
           f"{label}: the token request: client_id, the same redirect_uri, the verifier of the challenge, no secret",
           {k: v for k, v in form.items() if k != "code"})
     access, refresh, ttl, at = issued[0]
-    check_saved(profile, label, access, refresh, PUBLIC_ID, "none", None, "read write", ttl, at)
+    check_saved(profile, label, access, refresh, PUBLIC_ID, "none", None, "read write", ttl, at, "authorization_code")
     return access, refresh
 
 
@@ -1164,7 +1164,8 @@ def device_sign_in(profile):
                         and dict(e["form"]).get("device_code") == credential["device_code"] for e in polls),
           f"{label}: every poll names client_id and the device code", len(polls))
     access, refresh, ttl, at = issued_tokens[0]
-    check_saved(profile, label, access, refresh, PUBLIC_ID, "none", None, "read", ttl, at)
+    check_saved(profile, label, access, refresh, PUBLIC_ID, "none", None, "read", ttl, at,
+                "urn:ietf:params:oauth:grant-type:device_code")
     mark = log_mark()
     command = run(CLI["request"](profile, BASE + "/api/me"))
     me = log_since(mark, "/api/me")
@@ -1192,7 +1193,8 @@ def client_credentials(profile):
           f"{label}: the secret is never printed")
     access, refresh, ttl, at = issued[0]
     check(refresh is None, f"{label}: no refresh token issued (RFC 6749 §4.4.3)")
-    check_saved(profile, label, access, None, SERVICE_ID, "client_secret_basic", SERVICE_SECRET, "read", ttl, at)
+    check_saved(profile, label, access, None, SERVICE_ID, "client_secret_basic", SERVICE_SECRET, "read", ttl, at,
+                "client_credentials")
     mark = log_mark()
     command = run(CLI["request"](profile, BASE + "/api/me"))
     me = log_since(mark, "/api/me")
