@@ -32,13 +32,18 @@ public struct LoopbackUserAgent: SignInUserAgent {
 
     /// Starts `xdg-open` or `open` with the URL, without waiting for it; does nothing when
     /// neither exists.
-    public static let systemBrowser: @Sendable (String) -> Void = { url in
+    public static let systemBrowser: @Sendable (String) -> Void = { url in _ = openInSystemBrowser(url) }
+
+    /// Starts `xdg-open` (or `open` on macOS) with `url`, without waiting for it; `false` when
+    /// neither could be started.
+    public static func openInSystemBrowser(_ url: String) -> Bool {
         for tool in ["/usr/bin/xdg-open", "/usr/bin/open"] where FileManager.default.isExecutableFile(atPath: tool) {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: tool)
             process.arguments = [url]
-            if (try? process.run()) != nil { return }
+            if (try? process.run()) != nil { return true }
         }
+        return false
     }
 
     /// - Parameter redirectURI: a registered loopback redirect URI (`http://127.0.0.1:PORT/PATH`,

@@ -217,15 +217,7 @@ struct AuthorizeOAuth1: AsyncParsableCommand {
     }
 
     /// `xdg-open` (or `open` on macOS); `false` when neither could be started.
-    static func openBrowser(_ url: String) -> Bool {
-        for tool in ["/usr/bin/xdg-open", "/usr/bin/open"] where FileManager.default.isExecutableFile(atPath: tool) {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: tool)
-            process.arguments = [url]
-            if (try? process.run()) != nil { return true }
-        }
-        return false
-    }
+    static func openBrowser(_ url: String) -> Bool { LoopbackUserAgent.openInSystemBrowser(url) }
 }
 
 struct AuthorizeReverseAuth: AsyncParsableCommand {

@@ -181,3 +181,30 @@ struct SigV4Case: Decodable, Sendable, CustomTestStringConvertible {
         #expect(AWS.SigV4Verifier.seconds("20151330T123600Z") == nil)
     }
 }
+
+/// What a debugger or `dump` shows of the new values never holds a credential.
+@Suite struct NewValuesRedactTests {
+    @Test func dumpsHoldNoSecret() throws {
+        var output = ""
+        var attempt = AuthenticationAttempt(request: try HTTPRequest(method: .get, absoluteURL: "https://api.example/x"), body: nil)
+        attempt.request.headerFields[.authorization] = "Bearer s3cret-token"
+        attempt[AuthenticationAttempt.Key<String>("test.token")] = "s3cret-token"
+        dump(attempt, to: &output)
+        output += String(reflecting: attempt)
+
+        let signer = AWS.SigV4Signer(
+            credentials: AWS.Credentials(accessKeyID: "AKID", secretAccessKey: "s3cret-key", sessionToken: "s3cret-session"),
+            region: "us-east-1",
+            service: "s3"
+        )
+        let signed = try signer.sign(try HTTPRequest(method: .get, absoluteURL: "https://bucket.example/o"), body: nil)
+        dump(signer, to: &output)
+        dump(signed, to: &output)
+        output += "\(signed)"
+
+        let other = try StoredSession(kind: .init(rawValue: "vault"), payload: ["token": "s3cret-payload"])
+        dump(other, to: &output)
+        #expect(!output.contains("s3cret"), "\(output)")
+        #expect(output.contains("AKID"))
+    }
+}

@@ -50,7 +50,7 @@ extension AWS {
     ///   except `authorization`, `user-agent`, `expect` and `x-amzn-trace-id`;
     /// - the payload's hex SHA-256 (`UNSIGNED-PAYLOAD` where asked; S3 also sends it in
     ///   `x-amz-content-sha256`).
-    public struct SigV4Signer: Sendable, CustomStringConvertible {
+    public struct SigV4Signer: Sendable, CustomStringConvertible, CustomReflectable {
         public let credentials: Credentials
         public let region: String
         public let service: String
@@ -73,7 +73,7 @@ extension AWS {
 
         /// What a signature was made of: the canonical request and the string to sign, for
         /// comparing with what the server says it expected.
-        public struct Signed: Sendable {
+        public struct Signed: Sendable, CustomStringConvertible, CustomReflectable {
             /// The request with `Authorization`, `X-Amz-Date` (and `X-Amz-Security-Token`,
             /// `x-amz-content-sha256`), or, presigned, with the signature in its query.
             public let request: HTTPRequest
@@ -81,6 +81,13 @@ extension AWS {
             public let stringToSign: String
             /// The signature, lowercase hex.
             public let signature: String
+
+            /// The method and redacted URL: the canonical request holds a session token.
+            public var description: String {
+                "AWS.SigV4Signer.Signed(\(request.method) \(Redaction.redactedURL(request.absoluteURL)))"
+            }
+
+            public var customMirror: Mirror { Mirror(self, children: ["description": description], displayStyle: .struct) }
         }
 
         /// `request` signed in the header form.
@@ -146,6 +153,15 @@ extension AWS {
         }
 
         public var description: String { "AWS.SigV4Signer(\(credentials), \(region), \(service))" }
+
+        /// `dump` shows the key id, region and service: never the secret or the day's key.
+        public var customMirror: Mirror {
+            Mirror(
+                self,
+                children: ["accessKeyID": credentials.accessKeyID, "region": region, "service": service],
+                displayStyle: .struct
+            )
+        }
 
         // MARK: - The parts
 

@@ -14,7 +14,7 @@ import Foundation
 /// Encoded as `{"kind": K, K: {…}}`; an object without `kind` is an OAuth 1.0a session as stores
 /// wrote them before sessions of other protocols existed. `description` redacts every secret
 /// and never shows another kind's payload.
-public struct StoredSession: Sendable, Hashable, Codable, CustomStringConvertible {
+public struct StoredSession: Sendable, Hashable, Codable, CustomStringConvertible, CustomReflectable {
     /// A session's scheme: `oauth1`, `oauth2`, or any other name a scheme registers.
     public struct Kind: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {
         public let rawValue: String
@@ -97,6 +97,11 @@ public struct StoredSession: Sendable, Hashable, Codable, CustomStringConvertibl
         case .oauth2(let session): return "\(session)"
         case .other(let kind, _): return "StoredSession(kind: \(kind), <redacted>)"
         }
+    }
+
+    /// `dump` shows the kind and the description, never another kind's payload.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["kind": kind.rawValue, "session": description], displayStyle: .struct)
     }
 
     private struct DynamicKey: CodingKey {

@@ -58,7 +58,9 @@ public enum AuthenticationVerdict: Sendable, Hashable {
 /// request (method, URL with its query, header fields), its body, and a context that lives as
 /// long as the request (across its retries), where each authenticator keeps what it needs to
 /// judge the response. `description` shows the method and the redacted URL only.
-public struct AuthenticationAttempt: Sendable, CustomStringConvertible {
+public struct AuthenticationAttempt: Sendable, CustomStringConvertible, CustomDebugStringConvertible,
+    CustomReflectable
+{
     /// The request as it will be sent; authenticators may change any part of it.
     public var request: HTTPRequest
     /// The body as it will be sent (`nil`: none); an authenticator that signs it (OAuth 1.0a
@@ -99,6 +101,11 @@ public struct AuthenticationAttempt: Sendable, CustomStringConvertible {
     public var description: String {
         "AuthenticationAttempt(#\(number) \(request.method) \(Redaction.redactedURL(request.absoluteURL)))"
     }
+
+    public var debugDescription: String { description }
+
+    /// `dump` and debuggers show neither the fields (credentials) nor the context (tokens).
+    public var customMirror: Mirror { Mirror(self, children: ["number": number], displayStyle: .struct) }
 }
 
 /// A ``RequestAuthenticator`` with the origin it may authenticate: the client runs it only for
