@@ -83,7 +83,7 @@ func networkBenchmarks(iterations: Int) async throws {
             // The same for an OAuth 2 Bearer token from a token session (a fresh token: the
             // session hands it out without refreshing).
             let bearer = try await bearerCredentials(origin: sandbox.baseURL, expiresAt: Int64.max / 2)
-            let instantBearer = AuthenticatingClient(transport: InstantTransport(), credentials: bearer.credentials)
+            let instantBearer = AuthenticatingClient(transport: InstantTransport(), authenticators: bearer.authenticators)
             let bearerLayer = try await measureAsync(iterations: iterations) {
                 try await instantBearer.send(plain).0.status.code
             }

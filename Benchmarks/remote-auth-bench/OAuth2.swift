@@ -17,7 +17,7 @@ func oauth2Benchmarks() async throws {
         renewed.expiresAt = Int64.max / 2
         return renewed
     }
-    let client = AuthenticatingClient(transport: InstantTransport(), credentials: bearer.credentials)
+    let client = AuthenticatingClient(transport: InstantTransport(), authenticators: bearer.authenticators)
     try await withThrowingTaskGroup(of: Void.self) { group in
         for _ in 0..<100 {
             group.addTask {
@@ -30,13 +30,13 @@ func oauth2Benchmarks() async throws {
     print("oauth2-refreshes-per-100-concurrent: \(refreshes.load(ordering: .relaxed)) (target 1)")
 }
 
-/// A credential store holding an OAuth 2 token session for `origin`, its access token expiring
+/// The authenticators of an OAuth 2 token session for `origin`, its access token expiring
 /// at `expiresAt` (seconds since 1970; the clock says 1000), refreshed by `refresher`.
 func bearerCredentials(
     origin: String,
     expiresAt: Int64,
     refresher: @escaping OAuth2.TokenSession.Refresher = { $0 }
-) async throws -> (credentials: InMemoryCredentialStore, session: OAuth2.TokenSession) {
+) async throws -> (authenticators: [ScopedAuthenticator], session: OAuth2.TokenSession) {
     let session = OAuth2.Session(
         tokens: OAuth2.Tokens(
             accessToken: "bench-access-token",
@@ -58,7 +58,5 @@ func bearerCredentials(
         now: { 1_000 },
         refresher: refresher
     )
-    let credentials = InMemoryCredentialStore()
-    await tokenSession.register(in: credentials, allowingPlainHTTP: true)
-    return (credentials, tokenSession)
+    return (tokenSession.authenticators(allowingPlainHTTP: true), tokenSession)
 }

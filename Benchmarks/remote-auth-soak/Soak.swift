@@ -87,9 +87,7 @@ import RemoteAuthSandbox
                 return try await flow.refresh(old)
             }
         )
-        let credentials = InMemoryCredentialStore()
-        await session.register(in: credentials)
-        let client = AuthenticatingClient(transport: transport, credentials: credentials)
+        let client = AuthenticatingClient(transport: transport, session: session)
         let url = base + "/1.1/statuses/home_timeline.json"
 
         let counts = Counts()

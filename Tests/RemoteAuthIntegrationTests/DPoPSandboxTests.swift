@@ -56,13 +56,11 @@ struct DPoPSandboxTests {
             dpop: prover,
             refresher: { try await flow.refresh($0) }
         )
-        let credentials = InMemoryCredentialStore()
-        await session.register(in: credentials)
         return SignedIn(
             flow: flow,
             tokens: tokens,
             session: session,
-            client: AuthenticatingClient(transport: transport, credentials: credentials)
+            client: AuthenticatingClient(transport: transport, session: session)
         )
     }
 

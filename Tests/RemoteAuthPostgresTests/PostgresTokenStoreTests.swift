@@ -302,10 +302,8 @@ struct PostgresTokenStoreTests {
                             policy: .init(expirySkew: 0),
                             now: now
                         )
-                        let credentials = InMemoryCredentialStore()
-                        await session.register(in: credentials)
                         sessions.append(session)
-                        apiClients.append(AuthenticatingClient(transport: transport, credentials: credentials))
+                        apiClients.append(AuthenticatingClient(transport: transport, session: session))
                     }
                     let signInTokens = log.withLock { $0.filter { $0 == "POST /oauth2/token 200" }.count }
                     let rounds = 3

@@ -7,9 +7,6 @@ func summary(_ action: ChallengeStateMachine.Action) -> String {
     switch action {
     case .none: "none"
     case .lookUpCredentials(let challenges): "lookUp(\(challenges.map(\.scheme).joined(separator: ",")))"
-    case .askAuthorizer(let scoped, let challenge):
-        "ask(\(scoped.authorizer.scheme), \(challenge?.parameter("error") ?? "-"))"
-    case .authorize(let scoped): "authorize(\(scoped.authorizer.scheme))"
     case .answerDigest(let challenge, _, let count): "digest(\(challenge.nonce), \(count.map(String.init) ?? "fresh"))"
     case .answerBasic(let entry): "basic(\(entry.credential.user))"
     case .handBack: "handBack"
@@ -135,8 +132,6 @@ func challenge(_ code: Int, _ field: HTTPField.Name, _ values: String...) -> HTT
                 == "fail(plainHTTPRefused, forgetting 0)"
         )
         #expect(summary(refused.prepare(.basic(entry))) == "fail(plainHTTPRefused, forgetting 0)")
-        let bearer = ScopedAuthorizer(scope: http, authorizer: try BearerToken("t"))
-        #expect(summary(refused.prepare(.authorizer(bearer))) == "fail(plainHTTPRefused, forgetting 0)")
         let optedIn = ScopedCredential(scope: http, credential: entry.credential, allowsPlainHTTP: true)
         #expect(summary(refused.prepare(.basic(optedIn))) == "basic(u)")
         let loopback = try AuthScope(url: "http://127.0.0.1:8080")
@@ -144,35 +139,6 @@ func challenge(_ code: Int, _ field: HTTPField.Name, _ values: String...) -> HTT
         #expect(
             summary(local.prepare(.basic(ScopedCredential(scope: loopback, credential: entry.credential))))
                 == "basic(u)"
-        )
-    }
-
-    /// An authorizer is asked once; a second challenge fails without asking again.
-    @Test func authorizerRetriesOnce() throws {
-        let scoped = ScopedAuthorizer(scope: scope, authorizer: try BearerToken("t1"))
-        var machine = ChallengeStateMachine(party: .origin(scope), isEnabled: true)
-        #expect(summary(machine.prepare(.authorizer(scoped))) == "authorize(Bearer)")
-        machine.willSend(.authorizer(scoped), authorization: "Bearer t1")
-        let response = challenge(
-            401,
-            .wwwAuthenticate,
-            "Basic realm=\"r\"",
-            "bearer realm=\"api\", error=\"invalid_token\""
-        )
-        let ask = machine.received(response)
-        #expect(summary(ask) == "ask(Bearer, invalid_token)")
-        guard case .askAuthorizer(_, let bearerChallenge) = ask else { return }
-        #expect(summary(machine.authorizerReacted(.retry, to: bearerChallenge, in: response)) == "authorize(Bearer)")
-        machine.willSend(.authorizer(scoped), authorization: "Bearer t2")
-        #expect(summary(machine.received(response)) == "fail(authenticationFailed, forgetting 0)")
-
-        var givingUp = ChallengeStateMachine(party: .origin(scope), isEnabled: true)
-        givingUp.willSend(.authorizer(scoped), authorization: "Bearer t1")
-        let bare = HTTPResponse(status: .unauthorized)
-        #expect(summary(givingUp.received(bare)) == "ask(Bearer, -)")
-        #expect(
-            summary(givingUp.authorizerReacted(.giveUp, to: nil, in: bare))
-                == "fail(authenticationFailed, forgetting 0)"
         )
     }
 

@@ -211,11 +211,12 @@ import Testing
     @Test func tokenSessionSendsDPoPTokensWithAProof() async throws {
         let prover = try Self.prover()
         let session = try Self.dpopSession(prover: prover)
-        #expect(session.scheme == "DPoP")
+        #expect(session.writtenFields == [.authorization, .dpop])
         let request = HTTPRequest(method: .get, scheme: "https", authority: "api.example", path: "/me?q=1")
-        let authorization = try await session.authorization(for: request, body: nil)
-        #expect(authorization.credentials == "DPoP at-1")
-        let proof = try #require(authorization.additionalFields[.dpop])
+        var attempt = AuthenticationAttempt(request: request, body: nil)
+        try await session.authenticate(&attempt)
+        #expect(attempt.request.headerFields[.authorization] == "DPoP at-1")
+        let proof = try #require(attempt.request.headerFields[.dpop])
         _ = try OAuth2.DPoP.ProofVerifier().verify(
             proof,
             method: .get,
@@ -224,18 +225,20 @@ import Testing
             accessToken: "at-1",
             boundTo: prover.thumbprint
         )
-        #expect("\(authorization)" == "RequestAuthorization(DPoP <redacted>, fields: [\"DPoP\"])")
+        #expect("\(attempt)" == "AuthenticationAttempt(#1 GET https://api.example/me?q=1)")
 
         // Without a key, a DPoP token is still refused.
         let keyless = try Self.dpopSession(prover: nil)
         await #expect(throws: OAuth2.Error(.unsupportedTokenType, "")) {
-            _ = try await keyless.authorization(for: request, body: nil)
+            var refused = AuthenticationAttempt(request: request, body: nil)
+            try await keyless.authenticate(&refused)
         }
         // A Bearer token with a key: sent as Bearer (the server chose not to bind it).
         let bearer = try Self.dpopSession(type: "Bearer", prover: prover)
-        let sent = try await bearer.authorization(for: request, body: nil)
-        #expect(sent.credentials == "Bearer at-1")
-        #expect(sent.additionalFields[.dpop] == nil)
+        var sent = AuthenticationAttempt(request: request, body: nil)
+        try await bearer.authenticate(&sent)
+        #expect(sent.request.headerFields[.authorization] == "Bearer at-1")
+        #expect(sent.request.headerFields[.dpop] == nil)
     }
 
     /// RFC 9449 §9 through the client: a `401` with `use_dpop_nonce` gets exactly one retry
@@ -252,9 +255,7 @@ import Testing
             ScriptedTransport.status(200),
             challenge, challenge,
         ])
-        let credentials = InMemoryCredentialStore()
-        await session.register(in: credentials)
-        let client = AuthenticatingClient(transport: transport, credentials: credentials)
+        let client = AuthenticatingClient(transport: transport, authenticators: session.authenticators())
         let (first, _) = try await client.send(
             HTTPRequest(method: .get, scheme: "https", authority: "api.example", path: "/me"),
             body: nil
@@ -275,13 +276,14 @@ import Testing
         )
         #expect(try nonce(2) == "rs-n2")
         #expect(prover.nonce(for: "https://as.example/token") == nil)
-        // A use_dpop_nonce gets one retry; a second challenge ends the request.
-        await #expect(throws: ClientError.self) {
-            _ = try await client.send(
-                HTTPRequest(method: .get, scheme: "https", authority: "api.example", path: "/y"),
-                body: nil
-            )
-        }
+        // A use_dpop_nonce gets one retry; a second challenge for the nonce just sent is the
+        // caller's response.
+        let (refused, _) = try await client.send(
+            HTTPRequest(method: .get, scheme: "https", authority: "api.example", path: "/y"),
+            body: nil
+        )
+        #expect(refused.status == .unauthorized)
+        #expect(try nonce(4) == "rs-n1")
         #expect(transport.sent.count == 5)
     }
 

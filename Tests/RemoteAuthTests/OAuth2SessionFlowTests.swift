@@ -29,9 +29,7 @@ import Testing
             transport: transport,
             now: { 5_000 }
         )
-        let credentials = InMemoryCredentialStore()
-        await session.register(in: credentials)
-        let client = AuthenticatingClient(transport: transport, credentials: credentials)
+        let client = AuthenticatingClient(transport: transport, session: session)
         let (response, _) = try await client.get("https://api.example/1.1/statuses/home_timeline.json")
         #expect(response.status == .ok)
 

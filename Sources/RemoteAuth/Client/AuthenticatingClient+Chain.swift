@@ -15,26 +15,41 @@ extension AuthenticatingClient {
         return try ScopedAuthenticator.active(authenticators, for: request)
     }
 
-    /// One round trip through `chain`: authenticate, send, let each authenticator judge the
-    /// response, and send again (from `request` as given) while one asks and retries are left.
+    /// One round trip through the authenticators: authenticate, send, let each judge the
+    /// response, and send again (from `request` as given) while one asks. The caller's `chain`
+    /// may ask for at most ``AuthenticatingClient/Configuration/maximumAuthenticationRetries``;
+    /// the `builtIn` challenge answers bound themselves (one answer, one `stale` renewal each).
     func authenticatedRoundTrip(
         _ request: HTTPRequest,
         body: [UInt8]?,
-        chain: [ScopedAuthenticator]
+        builtIn: [any RequestAuthenticator],
+        chain: [ScopedAuthenticator],
+        preemptive: Bool
     ) async throws -> (HTTPResponse, [UInt8]) {
-        guard !chain.isEmpty else { return try await roundTrip(request, body: body) }
+        let all = builtIn + chain.map(\.authenticator)
+        guard !all.isEmpty else { return try await roundTrip(request, body: body) }
         let sensitive = chain.flatMap(\.authenticator.writtenFields)
         var attempt = AuthenticationAttempt(request: request, body: body)
+        attempt[CredentialStoreAuthenticator.preemptiveOverride] = preemptive
+        var chainRetries = 0
         while true {
-            for entry in chain { try await entry.authenticator.authenticate(&attempt) }
+            for authenticator in all { try await authenticator.authenticate(&attempt) }
             let (response, responseBody) = try await roundTrip(attempt.request, body: attempt.body, sensitive: sensitive)
+            attempt.responseBody = responseBody
             var retry = false
+            var chainAsked = false
             // Every authenticator sees every response, even after one asked for a retry.
-            for entry in chain {
-                if try await entry.authenticator.judge(response, to: &attempt) == .retry { retry = true }
+            for (index, authenticator) in all.enumerated()
+            where try await authenticator.judge(response, to: &attempt) == .retry {
+                retry = true
+                if index >= builtIn.count { chainAsked = true }
             }
             guard retry else { return (response, responseBody) }
-            guard attempt.number <= configuration.maximumAuthenticationRetries else {
+            if chainAsked { chainRetries += 1 }
+            // The built-in answers stop by themselves; the second bound is a backstop.
+            guard chainRetries <= configuration.maximumAuthenticationRetries,
+                attempt.number <= configuration.maximumAuthenticationRetries + 2 * builtIn.count
+            else {
                 throw ClientError(
                     .authenticationFailed,
                     "\(response.status.code) after \(attempt.number) attempts: an authenticator still asked to retry",

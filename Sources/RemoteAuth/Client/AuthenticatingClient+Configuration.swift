@@ -29,15 +29,9 @@ extension AuthenticatingClient {
     }
 }
 
-/// The client's shared mutable state: the Digest protection spaces and the round-trip count.
-/// The logic lives in ``DigestProtectionSpaces``; the actor only serializes access.
+/// The client's shared mutable state: the round-trip count.
 actor ClientState {
     private(set) var roundTrips = 0
-    private var spaces = DigestProtectionSpaces()
 
     func countRoundTrip() { roundTrips += 1 }
-
-    func withSpaces<Result: Sendable>(_ body: (inout DigestProtectionSpaces) -> Result) -> Result {
-        body(&spaces)
-    }
 }

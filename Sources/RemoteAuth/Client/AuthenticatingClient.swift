@@ -1,40 +1,29 @@
 public import HTTPTypes
 import Logging
 
-/// An HTTP client that answers `Basic` and `Digest` challenges with scoped credentials, adds
-/// token authorizations (``RequestAuthorizer``: Bearer, later DPoP), and follows redirects
-/// safely, over any ``HTTPTransport``.
+/// An HTTP client that runs a chain of ``RequestAuthenticator``s over any ``HTTPTransport`` and
+/// follows redirects safely.
 ///
-/// - **Challenge mode**: a `401` whose `WWW-Authenticate` (or a `407` from
-///   ``Configuration/proxy`` whose `Proxy-Authenticate`) offers a scheme the store holds a
-///   credential for (matched by origin and realm) is answered once; when that answer is refused
-///   the client throws ``ClientError/Code/authenticationFailed`` carrying the challenge, and
-///   never loops (URLSession's `previousFailureCount` rule). A `401` nothing can answer is
-///   returned as is. Each challenge field is parsed on its own, so a malformed field does not
-///   hide a good challenge in another (``AuthenticationChallenge/parseEachField(_:name:)``).
-///   When every field is malformed there is nothing to answer: the response is returned as is
-///   (the parse errors are logged at `debug`), or, when a credential had been sent and was
-///   refused, ``ClientError/Code/authenticationFailed`` names the first parse error.
-/// - **Preemptive mode** (``Configuration/preemptive`` or per request): `Basic` is sent on the
-///   first request to an origin with a realm-less credential, saving the `401` round trip.
-/// - **Authorizers** (``CredentialStore/authorizer(for:)``) are sent on every request to their
-///   origin; a challenge to them is offered to the authorizer once (a token refresh), never more.
-/// - **Digest** state is kept per protection space (``DigestProtectionSpaces``): the server's
-///   nonce is reused with a growing `nc`, so N requests cost N+1 round trips; `stale=true` is
-///   answered with the new nonce without counting as a failure; `nextnonce` is honoured;
-///   `rspauth` is checked; `auth-int` hashes the body.
-///   [RFC 7616 §3.3–§3.5](https://www.rfc-editor.org/rfc/rfc7616#section-3.3)
+/// - **The chain**, on every attempt at a request: a ``CredentialStoreAuthenticator`` over
+///   `credentials` for the request's origin (`Basic` and `Digest` challenges answered once,
+///   Digest nonces reused, preemptive Basic with ``Configuration/preemptive`` or per request),
+///   one for ``Configuration/proxy`` (`407`, `Proxy-Authorization`), then the caller's
+///   `authenticators` (``ScopedAuthenticator``: Bearer, OAuth 2 token sessions with DPoP, OAuth
+///   1.0a, AWS Signature V4, your own), each only for its own origin. Each authenticator judges
+///   every response and may ask for one more send; the caller's may ask at most
+///   ``Configuration/maximumAuthenticationRetries`` times, the challenge answers stop by
+///   themselves, and a refusal is ``ClientError/Code/authenticationFailed``, never a loop.
 /// - **Redirects** (301, 302, 303, 307, 308) are followed here (``RedirectState``), up to
 ///   ``Configuration/maximumRedirects``; caller-set `Authorization`, `Proxy-Authorization` and
 ///   `Cookie` fields are dropped as soon as the scheme, host or port changes, and credentials
 ///   are only ever added for the origin the request started at, so `https` → `http` never
 ///   carries them. [RFC 9110 §15.4](https://www.rfc-editor.org/rfc/rfc9110#section-15.4)
 /// - **Plain http**: a credential is sent over `http` only to loopback hosts or when its scope
-///   opted in (``ScopedCredential/allowsPlainHTTP``); otherwise
-///   ``ClientError/Code/plainHTTPRefused`` is thrown instead of sending the credential.
+///   opted in (``ScopedCredential/allowsPlainHTTP``, ``ScopedAuthenticator/allowsPlainHTTP``);
+///   otherwise ``ClientError/Code/plainHTTPRefused`` is thrown instead of sending it.
 ///
-/// A request that already carries an `Authorization` field is sent as the caller built it:
-/// the client neither adds its own nor answers challenges for it.
+/// A request that already carries a field an authenticator writes (`Authorization`) is sent as
+/// the caller built it: that authenticator does not run for it.
 public struct AuthenticatingClient: Sendable {
     public let transport: any HTTPTransport
     public let credentials: any CredentialStore
@@ -42,12 +31,16 @@ public struct AuthenticatingClient: Sendable {
     /// (``RequestAuthenticator``).
     public let authenticators: [ScopedAuthenticator]
     public let configuration: Configuration
-    /// Shared between copies of this client: the round-trip count and the Digest spaces.
+    /// Shared between copies of this client: the round-trip count.
     let state = ClientState()
+    /// The store's answers to the origin's and the proxy's challenges; their Digest spaces are
+    /// shared between copies of this client.
+    let originAnswers: CredentialStoreAuthenticator
+    let proxyAnswers: CredentialStoreAuthenticator?
 
     /// - Parameters:
-    ///   - credentials: the credentials that answer `Basic` and `Digest` challenges, and the
-    ///     token authorizers of ``CredentialStore/authorizer(for:)``.
+    ///   - credentials: the credentials that answer `Basic` and `Digest` challenges
+    ///     (``CredentialStoreAuthenticator``).
     ///   - authenticators: run, in order, on every attempt at a request to their origin.
     public init(
         transport: any HTTPTransport,
@@ -59,6 +52,26 @@ public struct AuthenticatingClient: Sendable {
         self.credentials = credentials
         self.authenticators = authenticators
         self.configuration = configuration
+        originAnswers = CredentialStoreAuthenticator(
+            credentials: credentials,
+            party: .origin,
+            preemptive: configuration.preemptive,
+            cnonceGenerator: configuration.cnonceGenerator,
+            qop: configuration.digestQOP,
+            logger: configuration.logger,
+            followsPreemptiveOverride: true
+        )
+        proxyAnswers = configuration.proxy.map {
+            CredentialStoreAuthenticator(
+                credentials: credentials,
+                party: .proxy($0),
+                preemptive: configuration.preemptive,
+                cnonceGenerator: configuration.cnonceGenerator,
+                qop: configuration.digestQOP,
+                logger: configuration.logger,
+                followsPreemptiveOverride: true
+            )
+        }
     }
 
     /// How many requests this client has put on the wire, retries and redirects included.

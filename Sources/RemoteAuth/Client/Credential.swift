@@ -115,10 +115,6 @@ public protocol CredentialStore: Sendable {
     /// The credential for `realm` at `origin` (a scope without realm). `realm` is `nil` when
     /// no challenge has named one (preemptive mode): then only scopes without a realm match.
     func credential(for origin: AuthScope, realm: String?) async -> ScopedCredential?
-
-    /// The authorizer (a bearer token, a token session) for requests to `origin`, sent before
-    /// any challenge. The default has none.
-    func authorizer(for origin: AuthScope) async -> ScopedAuthorizer?
 }
 
 /// How long a store keeps a credential, as `URLCredential.Persistence` does.
@@ -141,8 +137,6 @@ extension Credential {
 /// for wins over one for every realm; among equals the one added last wins.
 public actor InMemoryCredentialStore: CredentialStore {
     private var entries: [ScopedCredential] = []
-    /// Added with ``add(_:for:allowingPlainHTTP:)-(RequestAuthorizer,_,_)``, one per origin.
-    var authorizers: [AuthScope: ScopedAuthorizer] = [:]
     /// Scopes whose credential is for one use (``CredentialPersistence/none``).
     private var singleUse: Set<AuthScope> = []
 

@@ -66,8 +66,7 @@ extension OAuth2 {
         static func write(_ tokens: Tokens, dpop: DPoP.Prover?, into attempt: inout AuthenticationAttempt) throws {
             try checkTokenType(tokens, dpop: dpop)
             // The same b64token syntax for both schemes (RFC 9449 §7.1).
-            let credentials = try BearerToken(tokens.accessToken).authorization(for: attempt.request, body: nil)
-                .credentials
+            let credentials = try BearerToken(tokens.accessToken).authorization
             guard let dpop, DPoP.isDPoPTokenType(tokens.tokenType) else {
                 attempt.request.headerFields[.authorization] = credentials
                 attempt[sent] = Sent(accessToken: tokens.accessToken, scheme: "Bearer", proofURL: nil, proofNonce: nil)

@@ -68,6 +68,9 @@ public struct AuthenticationAttempt: Sendable, CustomStringConvertible, CustomDe
     public var body: [UInt8]?
     /// 1 for the first send, 2 for the first retry, …
     public let number: Int
+    /// The body of the response being judged, once the whole of it has arrived (`nil` in
+    /// ``RequestAuthenticator/authenticate(_:)``): what a digest or a server's proof covers.
+    public package(set) var responseBody: [UInt8]?
     private var values: [String: any Sendable]
 
     /// An attempt at sending `request`; the context starts empty.

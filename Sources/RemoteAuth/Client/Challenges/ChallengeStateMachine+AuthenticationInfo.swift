@@ -4,12 +4,14 @@ extension ChallengeStateMachine {
     /// The response that ended the exchange when it is not this party's challenge: reads
     /// `Authentication-Info` after a Digest answer, checks `rspauth` when sent, takes
     /// `nextnonce`. [RFC 7616 §3.5](https://www.rfc-editor.org/rfc/rfc7616#section-3.5)
-    package func completed(_ response: HTTPResponse, body: [UInt8]) -> Completion {
+    /// An `auth-int` proof covers the response body: it is not checked when the body is not at
+    /// hand (`nil`, a streamed response).
+    package func completed(_ response: HTTPResponse, body: [UInt8]?) -> Completion {
         guard case .digest(let key, let answer, let entry) = sent, let value = response.headerFields[party.infoField],
             let info = try? DigestAuthenticationInfo(headerValue: value)
         else { return .none }
-        if info.rspauth != nil,
-            !answer.isValid(info, credentials: entry.credential.digestCredentials, responseBody: body)
+        if info.rspauth != nil, body != nil || answer.qop != .authInt,
+            !answer.isValid(info, credentials: entry.credential.digestCredentials, responseBody: body ?? [])
         {
             let error = ClientError(
                 .invalidServerProof,

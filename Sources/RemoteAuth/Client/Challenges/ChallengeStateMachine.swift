@@ -3,13 +3,13 @@ package import HTTPTypes
 /// The authentication of one request towards one party that may challenge: the origin server
 /// (`401`, `WWW-Authenticate`, `Authorization`) or the proxy (`407`, `Proxy-Authenticate`,
 /// `Proxy-Authorization`). A value that takes events (a response, the credentials found, an
-/// authorizer's reaction) and returns actions (answer with Digest or Basic, ask the authorizer,
-/// hand the response back, fail), like async-http-client's `HTTPRequestStateMachine`; the
-/// lookups, header building and sending are ``AuthenticatingClient``'s.
+/// returns actions (answer with Digest or Basic, hand the response back, fail), like
+/// async-http-client's `HTTPRequestStateMachine`; the lookups and header building are
+/// ``CredentialStoreAuthenticator``'s.
 ///
 /// It answers a challenge once and never loops (URLSession's `previousFailureCount` rule): per
-/// request at most a credential sent up front (a reused Digest nonce, preemptive Basic, an
-/// authorizer), one `stale=true` renewal, and one answer or one authorizer retry.
+/// request at most a credential sent up front (a reused Digest nonce, preemptive Basic), one
+/// `stale=true` renewal, and one answer.
 /// [RFC 9110 §11.6](https://www.rfc-editor.org/rfc/rfc9110#section-11.6),
 /// [RFC 9110 §11.7](https://www.rfc-editor.org/rfc/rfc9110#section-11.7)
 package struct ChallengeStateMachine: Sendable {
@@ -17,7 +17,6 @@ package struct ChallengeStateMachine: Sendable {
     package enum Sent: Sendable {
         case basic(Credential)
         case digest(DigestProtectionSpaces.Key, DigestResponse, ScopedCredential)
-        case authorizer(ScopedAuthorizer)
     }
 
     package enum Action: Sendable {
@@ -25,10 +24,6 @@ package struct ChallengeStateMachine: Sendable {
         case none
         /// Look up a credential for each challenge's realm, then call ``found(_:in:)``.
         case lookUpCredentials([AuthenticationChallenge])
-        /// Ask the authorizer, then call ``authorizerReacted(_:to:in:)``.
-        case askAuthorizer(ScopedAuthorizer, AuthenticationChallenge?)
-        /// Add the authorizer's authorization, call ``willSend(_:authorization:additionalFields:)``, send.
-        case authorize(ScopedAuthorizer)
         /// Answer with Digest: with `nonceCount`, reusing a saved nonce; with `nil`, from a
         /// fresh challenge (record it in the protection spaces first).
         case answerDigest(DigestChallenge, ScopedCredential, nonceCount: UInt32?)
@@ -42,7 +37,6 @@ package struct ChallengeStateMachine: Sendable {
 
     /// What may be sent before any challenge, looked up by the client in this order.
     package enum Preparation: Sendable {
-        case authorizer(ScopedAuthorizer)
         case digest(DigestProtectionSpaces.Use)
         case basic(ScopedCredential)
         case nothing
@@ -53,15 +47,13 @@ package struct ChallengeStateMachine: Sendable {
     /// origin: the request goes as the caller built it.
     package let isEnabled: Bool
     package private(set) var sent: Sent?
-    /// The authorization field value and additional fields to send.
+    /// The authorization field value to send.
     package private(set) var authorization: String?
-    package private(set) var additionalFields: HTTPFields = [:]
     /// The challenges of the last response that were found malformed.
     package private(set) var parseErrors: [ChallengeError] = []
     private var challenges: [AuthenticationChallenge] = []
     private var answered = false
     private var renewedStale = false
-    private var retriedAuthorizer = false
 
     package init(party: Party, isEnabled: Bool) {
         self.party = party
@@ -71,9 +63,6 @@ package struct ChallengeStateMachine: Sendable {
     /// Before the first send: what to add up front.
     package func prepare(_ preparation: Preparation) -> Action {
         switch preparation {
-        case .authorizer(let scoped):
-            if let refusal = plainHTTPRefusal(scoped.allowsPlainHTTP) { return .fail(refusal, forgetting: []) }
-            return .authorize(scoped)
         case .digest(let use):
             if let refusal = plainHTTPRefusal(use.entry.allowsPlainHTTP) { return .fail(refusal, forgetting: []) }
             return .answerDigest(use.challenge, use.entry, nonceCount: use.nonceCount)
@@ -87,10 +76,9 @@ package struct ChallengeStateMachine: Sendable {
     }
 
     /// The client is about to send `authorization` (built for the last action) to the party.
-    package mutating func willSend(_ sent: Sent, authorization: String, additionalFields: HTTPFields = [:]) {
+    package mutating func willSend(_ sent: Sent, authorization: String) {
         self.sent = sent
         self.authorization = authorization
-        self.additionalFields = additionalFields
     }
 
     /// Whether `response` is this party's challenge.
@@ -103,34 +91,7 @@ package struct ChallengeStateMachine: Sendable {
         let parsed = AuthenticationChallenge.parseEachField(response.headerFields, name: party.challengeField)
         challenges = parsed.challenges
         parseErrors = parsed.errors
-        if case .authorizer(let scoped) = sent {
-            let challenge = challenges.first { $0.hasScheme(scoped.authorizer.scheme) }
-            if retriedAuthorizer {
-                return failure(
-                    "\(party.name) refused the renewed \(scoped.authorizer.scheme) authorization",
-                    challenge,
-                    response
-                )
-            }
-            return .askAuthorizer(scoped, challenge)
-        }
         return .lookUpCredentials(challenges)
-    }
-
-    /// The authorizer's answer to ``Action/askAuthorizer(_:_:)``.
-    package mutating func authorizerReacted(
-        _ reaction: ChallengeReaction,
-        to challenge: AuthenticationChallenge?,
-        in response: HTTPResponse
-    ) -> Action {
-        guard case .authorizer(let scoped) = sent else { return .handBack }
-        switch reaction {
-        case .retry:
-            retriedAuthorizer = true
-            return .authorize(scoped)
-        case .giveUp:
-            return failure("\(party.name) refused the \(scoped.authorizer.scheme) authorization", challenge, response)
-        }
     }
 
     /// The credentials found for ``Action/lookUpCredentials(_:)``: the challenges with a

@@ -34,6 +34,19 @@ extension OAuth2.TokenSession: RequestAuthenticator {
     /// Set once a request's token was refused and renewed: a second refusal is the caller's.
     private static let renewed = AuthenticationAttempt.Key<Bool>("RemoteAuth.OAuth2.TokenSession.renewed")
 
+    /// A `401` whose challenge has `error="invalid_token"` (error codes are case-sensitive,
+    /// [RFC 6750 §3](https://www.rfc-editor.org/rfc/rfc6750#section-3)).
+    static func isInvalidToken(_ challenge: AuthenticationChallenge?, _ response: HTTPResponse) -> Bool {
+        response.status == .unauthorized && challenge?.parameter("error") == OAuth2.ErrorCode.invalidToken.rawValue
+    }
+
+    /// The first challenge of `scheme` (any scheme when `nil`) in the response's `WWW-Authenticate`.
+    static func firstChallenge(in response: HTTPResponse, scheme: String? = nil) -> AuthenticationChallenge? {
+        AuthenticationChallenge.parseEachField(response.headerFields, name: .wwwAuthenticate).challenges.first {
+            scheme.map($0.hasScheme) ?? true
+        }
+    }
+
     /// This session as the authenticator of each of its ``resourceScopes``, and no other origin,
     /// for ``AuthenticatingClient/init(transport:credentials:authenticators:configuration:)``.
     ///

@@ -40,7 +40,7 @@ extension OAuth2.TokenSession {
     /// ```swift
     /// let session = try await OAuth2.TokenSession.restore(from: FileTokenStore(), service: "my-app",
     ///                                                      account: "alice", transport: transport, now: now)
-    /// await session.register(in: credentials)   // Bearer on the session's resource origins only
+    /// let client = AuthenticatingClient(transport: transport, session: session)   // its resource origins only
     /// ```
     ///
     /// A session with a ``OAuth2/Session/dpopKey`` gets a ``OAuth2/DPoP/Prover`` for it (`random`

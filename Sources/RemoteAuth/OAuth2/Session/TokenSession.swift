@@ -15,12 +15,12 @@ extension OAuth2 {
     ///     from: store, service: "github", account: "alice",
     ///     now: { Int64(Date().timeIntervalSince1970) },
     ///     refresher: { tokens in try await protocolClient.refresh(tokens) })
-    /// try await session.register(in: credentials)        // Bearer on its resource origins
+    /// let client = AuthenticatingClient(transport: transport, authenticators: session.authenticators())
     /// let (response, body) = try await client.get("https://api.example.com/me")
     /// ```
     ///
-    /// It is a ``RequestAuthorizer`` (`Authorization: Bearer`, RFC 6750 §2.1): register it for
-    /// its resource origins with ``register(in:allowingPlainHTTP:)``.
+    /// It is a ``RequestAuthenticator`` (`Authorization: Bearer`, RFC 6750 §2.1, or `DPoP` with a
+    /// proof): ``authenticators(allowingPlainHTTP:)`` scopes it to its resource origins.
     public actor TokenSession: CustomStringConvertible {
         /// Turns the current tokens (with their refresh token) into new ones at the token
         /// endpoint ([RFC 6749 §6](https://www.rfc-editor.org/rfc/rfc6749#section-6)). An

@@ -3,11 +3,10 @@ public import HTTPTypes
 /// A fixed OAuth 2 bearer token, sent as `Authorization: Bearer <token>`.
 /// [RFC 6750 §2.1](https://www.rfc-editor.org/rfc/rfc6750#section-2.1)
 ///
-/// It cannot be refreshed, so a challenge to it ends the request
-/// (``ChallengeReaction/giveUp``); a token session that can refresh is another
-/// ``RequestAuthorizer``. `description`, `debugDescription` and the mirror hide the token, and
-/// `==` compares in constant time.
-public struct BearerToken: RequestAuthorizer, Hashable, CustomStringConvertible, CustomDebugStringConvertible,
+/// It cannot be renewed, so a refusal is the caller's; a token session
+/// (``OAuth2/TokenSession``) renews its token. `description`, `debugDescription` and the mirror
+/// hide the token, and `==` compares in constant time.
+public struct BearerToken: Hashable, CustomStringConvertible, CustomDebugStringConvertible,
     CustomReflectable
 {
     private let token: Secret
@@ -32,17 +31,8 @@ public struct BearerToken: RequestAuthorizer, Hashable, CustomStringConvertible,
         try self.init(token.reveal())
     }
 
-    /// `Bearer`.
-    public var scheme: String { "Bearer" }
-
-    public func authorization(for request: HTTPRequest, body: [UInt8]?) -> RequestAuthorization {
-        RequestAuthorization(credentials: "Bearer " + token.reveal())
-    }
-
-    /// A fixed token has nothing to renew: ``ChallengeReaction/giveUp``.
-    public func reaction(to challenge: AuthenticationChallenge?, in response: HTTPResponse) -> ChallengeReaction {
-        .giveUp
-    }
+    /// The field value: `Bearer <token>`.
+    public var authorization: String { "Bearer " + token.reveal() }
 
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs.token == rhs.token }
     public func hash(into hasher: inout Hasher) { hasher.combine(token) }
@@ -57,6 +47,6 @@ extension BearerToken: RequestAuthenticator {
     public var writtenFields: [HTTPField.Name] { [.authorization] }
 
     public func authenticate(_ attempt: inout AuthenticationAttempt) async throws {
-        attempt.request.headerFields[.authorization] = "Bearer " + token.reveal()
+        attempt.request.headerFields[.authorization] = authorization
     }
 }
