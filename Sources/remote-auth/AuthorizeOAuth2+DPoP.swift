@@ -11,16 +11,6 @@ extension AuthorizeOAuth2 {
         return try OAuth2.DPoP.Prover(key: .generateP256(), now: unixNow, random: .system)
     }
 
-    /// `transport`, with proofs on the token endpoint when there is a prover.
-    func dpopTransport(
-        _ transport: any HTTPTransport,
-        server: OAuth2.AuthorizationServer,
-        prover: OAuth2.DPoP.Prover?
-    ) -> any HTTPTransport {
-        guard let prover, let tokenEndpoint = server.tokenEndpoint else { return transport }
-        return OAuth2.DPoP.Transport(transport, prover: prover, endpoints: [tokenEndpoint])
-    }
-
     /// Says on stderr what the key did: bound the tokens, or not (a server that returns a
     /// Bearer token chose not to bind it; the token is then sent as Bearer).
     func reportDPoP(_ session: OAuth2.Session, prover: OAuth2.DPoP.Prover?) {

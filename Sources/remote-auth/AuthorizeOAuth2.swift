@@ -208,12 +208,8 @@ struct AuthorizeOAuth2: AsyncParsableCommand {
                 let (discovered, metadata) = try await command.server(transport: transport)
                 // RFC 8705 §5: a client authenticating with its certificate uses the mTLS aliases.
                 let server = client.authentication.usesMutualTLS ? discovered.usingMutualTLSAliases() : discovered
-                var flow = OAuth2.Flow(
-                    server: server,
-                    client: client,
-                    transport: command.dpopTransport(transport, server: server, prover: prover),
-                    now: unixNow
-                )
+                var flow = OAuth2.Flow(server: server, client: client, transport: transport, now: unixNow)
+                if let prover { flow = flow.binding(to: prover) }
                 if command.oidc, let metadata {
                     flow.openIDConnect = try OpenIDConnect.RelyingParty(
                         metadata: metadata,

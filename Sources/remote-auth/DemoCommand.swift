@@ -150,7 +150,10 @@ struct DemoCommand: AsyncParsableCommand {
             let pin = try requireValue(between(page, "<code id=\"pin\">", "</code>"), "no PIN on the page")
             let access = try await flow.accessToken(for: requestToken, verifier: pin)
             let session = OAuth1.Session(provider: flow.provider, client: flow.client, accessToken: access)
-            let signing = try session.signingTransport(over: context.transport, now: unixNow)
+            let signing = AuthenticatingClient(
+                transport: context.transport,
+                authenticators: [try session.authenticator(now: unixNow)]
+            )
             let text = "Hello Ladies + Gentlemen, a signed OAuth request! ünïcödé 😀"
             let update = try HTTPRequest(
                 method: .post,

@@ -39,11 +39,7 @@ extension DemoCommand {
         Step(name: "DPoP-bound token") { context in
             let server = try await context.oauth2Server()
             let prover = try OAuth2.DPoP.Prover(key: .generateP256(), now: unixNow, random: .system)
-            let tokenEndpoint = try requireValue(server.tokenEndpoint, "no token endpoint")
-            let flow = try await context.publicFlow(
-                server: server,
-                transport: OAuth2.DPoP.Transport(context.transport, prover: prover, endpoints: [tokenEndpoint])
-            )
+            let flow = try await context.publicFlow(server: server).binding(to: prover)
             var (tokens, _) = try await context.signIn(flow, scope: ["statuses:read"])
             try expect(OAuth2.DPoP.isDPoPTokenType(tokens.tokenType), "token_type \(tokens.tokenType), not DPoP")
             let url = context.base + "/1.1/statuses/home_timeline.json"

@@ -30,12 +30,8 @@ struct DPoPSandboxTests {
         let server = OAuth2.AuthorizationServer(
             metadata: try await OAuth2.Flow.discover(issuer: base, transport: transport)
         )
-        let flow = OAuth2.Flow(
-            server: server,
-            client: .public(id: "demo-app"),
-            transport: OAuth2.DPoP.Transport(transport, prover: prover, endpoints: [base + "/oauth2/token"]),
-            now: now
-        )
+        let flow = OAuth2.Flow(server: server, client: .public(id: "demo-app"), transport: transport, now: now)
+            .binding(to: prover)
         let request = try flow.authorizationRequest(redirectURI: W.loopbackRedirect, random: .system)
         let redirect = try await Wire.get(request.url)
         let location = try #require(redirect.header("Location"))
@@ -138,9 +134,9 @@ struct DPoPSandboxTests {
                 let thief = OAuth2.Flow(
                     server: signedIn.flow.server,
                     client: .public(id: "demo-app"),
-                    transport: OAuth2.DPoP.Transport(recording, prover: other, endpoints: [base + "/oauth2/token"]),
+                    transport: recording,
                     now: Self.now
-                )
+                ).binding(to: other)
                 await #expect(throws: OAuth2.Error.self) { _ = try await thief.refresh(renewed) }
                 // Without any proof, too.
                 let plain = OAuth2.Flow(
@@ -183,18 +179,13 @@ struct DPoPSandboxTests {
                 let other = try OAuth2.DPoP.Prover(key: .generateP256(), now: Self.now)
                 /// demo-app, proving `prover`'s key at the token and PAR endpoints (none without).
                 func flow(_ prover: OAuth2.DPoP.Prover?) -> OAuth2.Flow {
-                    OAuth2.Flow(
+                    let flow = OAuth2.Flow(
                         server: server,
                         client: .public(id: "demo-app"),
-                        transport: prover.map {
-                            OAuth2.DPoP.Transport(
-                                transport,
-                                prover: $0,
-                                endpoints: [base + "/oauth2/token", base + "/oauth2/par"]
-                            )
-                        } ?? transport,
+                        transport: transport,
                         now: Self.now
                     )
+                    return prover.map(flow.binding(to:)) ?? flow
                 }
                 func redirect(_ request: OAuth2.AuthorizationRequest) async throws -> String {
                     let answer = try await Wire.get(request.url)
@@ -341,9 +332,9 @@ struct DPoPSandboxTests {
                         id: "dpop-service",
                         authentication: .clientSecretBasic("dpop-service-secret")
                     ),
-                    transport: OAuth2.DPoP.Transport(ahc, prover: prover, endpoints: [base + "/oauth2/token"]),
+                    transport: ahc,
                     now: Self.now
-                )
+                ).binding(to: prover)
                 let tokens = try await flow.clientCredentials().tokens
                 #expect(tokens.tokenType == "DPoP")
                 // A Bearer client that sends no proof still gets a Bearer token.
@@ -370,9 +361,9 @@ struct DPoPSandboxTests {
                 let flow = try await OAuth2.Flow.discoverOpenIDConnect(
                     issuer: base,
                     client: .public(id: "demo-app"),
-                    transport: OAuth2.DPoP.Transport(recording, prover: prover, endpoints: [base + "/oauth2/token"]),
+                    transport: recording,
                     now: DPoPSandboxTests.now
-                )
+                ).binding(to: prover)
                 let request = try flow.authorizationRequest(
                     redirectURI: OAuth2Wire.loopbackRedirect,
                     scope: ["openid", "profile"],

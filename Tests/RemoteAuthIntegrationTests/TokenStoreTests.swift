@@ -137,19 +137,19 @@ import Testing
     }
 
     /// One session, one signing transport: every request to the provider's origin is signed.
-    @Test func sessionMakesASigningTransport() async throws {
+    @Test func sessionMakesASigningAuthenticator() async throws {
         let transport = AnsweringTransport()
         let session = OAuth1.Session(
             provider: .twitterStyle(baseURL: "https://api.example"),
             client: .init(key: "k", secret: "s"),
             accessToken: .init(credentials: .init(token: "t", secret: "ts"))
         )
-        let signing = try session.signingTransport(over: transport, now: { 1_700_000_000 }, nonce: { "n" })
-        _ = try await signing.send(
-            try HTTPRequest(method: .get, absoluteURL: "https://api.example/1.1/x.json"),
-            body: nil
+        let signing = AuthenticatingClient(
+            transport: transport,
+            authenticators: [try session.authenticator(now: { 1_700_000_000 }, nonce: { "n" })]
         )
-        _ = try await signing.send(try HTTPRequest(method: .get, absoluteURL: "https://elsewhere.example/"), body: nil)
+        _ = try await signing.get("https://api.example/1.1/x.json")
+        _ = try await signing.get("https://elsewhere.example/")
         let sent = await transport.requests
         #expect(sent.count == 2)
         let received = try OAuth1.ReceivedRequest(sent[0])

@@ -167,9 +167,9 @@ import Testing
         #expect(OAuth2.DPoP.nonceChallenge(in: bearer401, body: nil, sentNonce: nil) == nil)
     }
 
-    /// RFC 9449 §8: the token endpoint asks for a nonce; the transport retries once with it,
+    /// RFC 9449 §8: the token endpoint asks for a nonce; a bound flow retries once with it,
     /// and not again when the server asks a second time.
-    @Test func transportRetriesOnceWithTheServersNonce() async throws {
+    @Test func boundFlowRetriesOnceWithTheServersNonce() async throws {
         let prover = try Self.prover()
         let nonceAnswer: ScriptedTransport.Answer = { _, _ in
             (
@@ -178,19 +178,26 @@ import Testing
             )
         }
         let base = ScriptedTransport([nonceAnswer, nonceAnswer, ScriptedTransport.status(200)])
-        let transport = OAuth2.DPoP.Transport(base, prover: prover, endpoints: ["https://as.example/token"])
-        let request = HTTPRequest(method: .post, scheme: "https", authority: "as.example", path: "/token")
-        let (response, _) = try await transport.send(request, body: [])
-        #expect(response.status == .badRequest)
+        let flow = OAuth2.Flow(
+            server: OAuth2.AuthorizationServer(
+                tokenEndpoint: "https://as.example/token",
+                revocationEndpoint: "https://as.example/revoke"
+            ),
+            client: .public(id: "c"),
+            transport: base,
+            now: { 0 }
+        ).binding(to: prover)
+        let error = await #expect(throws: OAuth2.Error.self) { try await flow.clientCredentials() }
+        #expect(error?.serverError?.code == .useDPoPNonce)
         #expect(base.sent.count == 2)
         let first = try JOSE.CompactJWS(try #require(base.sent[0].request.headerFields[.dpop])).claims()
         let second = try JOSE.CompactJWS(try #require(base.sent[1].request.headerFields[.dpop])).claims()
         #expect(first["nonce"] == nil)
         #expect(second["nonce"]?.stringValue?.hasPrefix("n-") == true)
         #expect(first["jti"] != second["jti"])
-        // Other endpoints pass through without a proof.
-        let other = HTTPRequest(method: .post, scheme: "https", authority: "as.example", path: "/revoke")
-        _ = try await transport.send(other, body: [])
+        #expect(first["htu"]?.stringValue == "https://as.example/token")
+        // Other endpoints get no proof.
+        try await flow.revoke("at-1")
         #expect(base.sent[2].request.headerFields[.dpop] == nil)
     }
 

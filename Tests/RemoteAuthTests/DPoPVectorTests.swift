@@ -176,12 +176,8 @@ struct DPoPVector: Decodable, Sendable, CustomTestStringConvertible {
             authorizationEndpoint: "https://as.example/authorize",
             tokenEndpoint: "https://as.example/token"
         )
-        var flow = OAuth2.Flow(
-            server: server,
-            client: .public(id: "c"),
-            transport: OAuth2.DPoP.Transport(Unused(), prover: prover, endpoints: ["https://as.example/token"]),
-            now: { 0 }
-        )
+        var flow = OAuth2.Flow(server: server, client: .public(id: "c"), transport: Unused(), now: { 0 })
+            .binding(to: prover)
         #expect(flow.dpopJKT == prover.thumbprint)
         let request = try flow.authorizationRequest(redirectURI: "http://127.0.0.1/cb", random: .system)
         #expect(request.dpopJKT == prover.thumbprint)

@@ -28,43 +28,20 @@ extension OAuth1 {
             )
         }
 
-        /// An ``HTTPTransport`` that signs every request to `origin` with this session: the
-        /// shortest way from a stored sign-in to a signed call.
-        ///
-        /// ```swift
-        /// let session = try await store.oauth1Session(service: "twitter", account: "alice")!
-        /// let api = try session.signingTransport(over: transport, now: { Int64(Date().timeIntervalSince1970) })
-        /// let (response, body) = try await api.send(request, body: nil)
-        /// ```
-        ///
-        /// - Parameters:
-        ///   - origin: the only origin whose requests are signed; the origin of the provider's
-        ///     request token URL when `nil` (where a Twitter-style provider also serves its API).
-        ///   - now: seconds since 1970 for `oauth_timestamp`.
-        ///   - nonce: `oauth_nonce` values; 128 bits from ``RandomSource/system`` by default.
-        public func signingTransport(
-            over inner: any HTTPTransport,
-            now: @escaping @Sendable () -> Int64,
-            origin: AuthScope? = nil,
-            placement: Placement? = nil,
-            privateKey: RSAPrivateKey? = nil,
-            nonce: @escaping @Sendable () -> String = { Nonce.random() }
-        ) throws -> SigningTransport {
-            SigningTransport(
-                inner,
-                signer: try signer(privateKey: privateKey),
-                origin: try origin ?? AuthScope(url: provider.requestTokenURL),
-                now: now,
-                placement: placement ?? provider.placement,
-                realm: provider.realm,
-                nonce: nonce
-            )
-        }
-
         /// This session as a ``RequestAuthenticator`` for ``AuthenticatingClient``: every request
         /// to `origin` (the request token URL's origin when `nil`) signed, in the provider's
         /// placement unless `placement` is given; over plain `http` beyond loopback only with
-        /// `allowingPlainHTTP`.
+        /// `allowingPlainHTTP`. The shortest way from a stored sign-in to a signed call:
+        ///
+        /// ```swift
+        /// let session = try await store.oauth1Session(service: "twitter", account: "alice")!
+        /// let api = AuthenticatingClient(transport: transport, authenticators: [try session.authenticator(now: UnixTime.now)])
+        /// let (response, body) = try await api.get("https://api.twitter.com/1.1/account/verify_credentials.json")
+        /// ```
+        ///
+        /// - Parameters:
+        ///   - now: seconds since 1970 for `oauth_timestamp`.
+        ///   - nonce: `oauth_nonce` values; 128 bits from ``RandomSource/system`` by default.
         public func authenticator(
             now: @escaping @Sendable () -> Int64,
             origin: AuthScope? = nil,

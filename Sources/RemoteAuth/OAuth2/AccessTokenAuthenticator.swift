@@ -29,7 +29,7 @@ extension OAuth2 {
         public func judge(_ response: HTTPResponse, to attempt: inout AuthenticationAttempt) async throws
             -> AuthenticationVerdict
         {
-            Self.answersNonce(response, attempt: attempt, prover: dpop) ? .retry : .accept
+            DPoP.ProofAuthenticator.answersNonce(response, attempt: &attempt, prover: dpop) ? .retry : .accept
         }
 
         public var description: String { "OAuth2.AccessTokenAuthenticator(\(tokens.tokenType), <redacted>)" }
@@ -39,9 +39,6 @@ extension OAuth2 {
             let accessToken: Secret
             /// `Bearer` or `DPoP`.
             let scheme: String
-            /// The proof's `htu` source and `nonce`, for a DPoP attempt.
-            let proofURL: String?
-            let proofNonce: String?
         }
 
         static let sent = AuthenticationAttempt.Key<Sent>("RemoteAuth.OAuth2.sentToken")
@@ -69,28 +66,12 @@ extension OAuth2 {
             let credentials = try BearerToken(tokens.accessToken).authorization
             guard let dpop, DPoP.isDPoPTokenType(tokens.tokenType) else {
                 attempt.request.headerFields[.authorization] = credentials
-                attempt[sent] = Sent(accessToken: tokens.accessToken, scheme: "Bearer", proofURL: nil, proofNonce: nil)
+                attempt[sent] = Sent(accessToken: tokens.accessToken, scheme: "Bearer")
                 return
             }
-            let url = attempt.request.absoluteURL
-            let (proof, nonce) = try dpop.proofAndNonce(
-                method: attempt.request.method,
-                url: url,
-                accessToken: tokens.accessToken
-            )
+            try DPoP.ProofAuthenticator.prove(&attempt, prover: dpop, accessToken: tokens.accessToken)
             attempt.request.headerFields[.authorization] = DPoP.scheme + credentials.dropFirst("Bearer".count)
-            attempt.request.headerFields[.dpop] = proof
-            attempt[sent] = Sent(accessToken: tokens.accessToken, scheme: DPoP.scheme, proofURL: url, proofNonce: nonce)
-        }
-
-        /// Remembers the resource server's `DPoP-Nonce` (it may come with any response, §9),
-        /// and whether the response asks for a retry with it: a `401` `use_dpop_nonce` with a
-        /// nonce the proof did not carry.
-        static func answersNonce(_ response: HTTPResponse, attempt: AuthenticationAttempt, prover: DPoP.Prover?) -> Bool {
-            guard let prover, let sent = attempt[sent], let url = sent.proofURL else { return false }
-            let asks = DPoP.nonceChallenge(in: response, body: nil, sentNonce: sent.proofNonce) != nil
-            prover.update(from: response.headerFields, for: url)
-            return asks
+            attempt[sent] = Sent(accessToken: tokens.accessToken, scheme: DPoP.scheme)
         }
     }
 }

@@ -29,8 +29,11 @@ extension OAuth2 {
         /// The thumbprint of the client's DPoP key, sent as `dpop_jkt` on every authorization
         /// request (and PAR request) this flow makes, so that the code is bound to the key and
         /// redeemed only with a proof of it ([RFC 9449 §10](https://www.rfc-editor.org/rfc/rfc9449#section-10)).
-        /// Set from the prover when the transport is an ``OAuth2/DPoP/Transport``; `nil` sends none.
+        /// Set by ``binding(to:)``; `nil` sends none.
         public var dpopJKT: String?
+        /// The DPoP prover whose proofs go with every token and PAR request, set by
+        /// ``binding(to:)`` ([RFC 9449 §5](https://www.rfc-editor.org/rfc/rfc9449#section-5)).
+        public internal(set) var dpop: DPoP.Prover?
 
         /// A client that authenticates with its TLS certificate (``ClientAuthentication/tlsClientAuth``,
         /// ``ClientAuthentication/selfSignedTLSClientAuth``) talks to the server's
@@ -49,7 +52,6 @@ extension OAuth2 {
             self.client = client
             self.transport = transport
             self.now = now
-            self.dpopJKT = (transport as? OAuth2.DPoP.Transport)?.prover.thumbprint
         }
 
         /// Fetches `issuer`'s metadata and checks its `issuer`
@@ -236,7 +238,7 @@ extension OAuth2 {
         public func requestToken(_ request: TokenRequest, previous: Tokens? = nil) async throws -> TokenResponse {
             let endpoint = try server.endpoint(server.tokenEndpoint, "token endpoint")
             let (head, body) = try request.httpRequest(to: endpoint, client: client)
-            let (response, responseBody) = try await transport.send(head, body: body)
+            let (response, responseBody) = try await sendProving(head, body: body)
             return try TokenResponse.parse(
                 status: response.status.code,
                 body: responseBody,

@@ -67,7 +67,7 @@ extension OAuth2.Flow {
         let endpoint = try server.endpoint(server.pushedAuthorizationRequestEndpoint, "pushed authorization request endpoint")
         let (head, body) = try OAuth2.PushedAuthorizationResponse.httpRequest(
             to: endpoint, authorizationRequest: request, client: client)
-        let (response, responseBody) = try await transport.send(head, body: body)
+        let (response, responseBody) = try await sendProving(head, body: body)
         var pushed = request
         pushed.pushedRequest = try OAuth2.PushedAuthorizationResponse.parse(
             status: response.status.code, body: responseBody, now: now(),

@@ -164,47 +164,4 @@ extension OAuth2.DPoP {
         /// `OAuth2.DPoP.Prover(jkt: …)`: the thumbprint only, never the key.
         public var description: String { "OAuth2.DPoP.Prover(jkt: \(thumbprint))" }
     }
-
-    /// An ``HTTPTransport`` that adds a DPoP proof to requests for the authorization server's
-    /// endpoints it is given (the token endpoint, a PAR endpoint), remembers the server's
-    /// `DPoP-Nonce`, and retries once when the server answers `use_dpop_nonce`
-    /// ([RFC 9449 §8](https://www.rfc-editor.org/rfc/rfc9449#section-8)). Other requests pass
-    /// through unchanged.
-    ///
-    /// ```swift
-    /// let flow = OAuth2.Flow(server: server, client: client,
-    ///                        transport: OAuth2.DPoP.Transport(transport, prover: prover,
-    ///                                                         endpoints: [server.tokenEndpoint!]),
-    ///                        now: now)
-    /// ```
-    public struct Transport: HTTPTransport {
-        public let base: any HTTPTransport
-        public let prover: Prover
-        private let endpoints: Set<URIComparison>
-
-        public init(_ base: any HTTPTransport, prover: Prover, endpoints: [String]) {
-            self.base = base
-            self.prover = prover
-            self.endpoints = Set(endpoints.compactMap(URIComparison.init))
-        }
-
-        public func send(_ request: HTTPRequest, body: [UInt8]?) async throws -> (HTTPResponse, [UInt8]) {
-            let url = request.absoluteURL
-            guard let target = URIComparison(url), endpoints.contains(target) else {
-                return try await base.send(request, body: body)
-            }
-            var retried = false
-            while true {
-                var attempt = request
-                let nonce = prover.nonce(for: url)
-                attempt.headerFields[.dpop] = try prover.proof(method: request.method, url: url)
-                let (response, responseBody) = try await base.send(attempt, body: body)
-                prover.update(from: response.headerFields, for: url)
-                // One retry, and only with a nonce the refused proof did not have.
-                guard !retried, OAuth2.DPoP.nonceChallenge(in: response, body: responseBody, sentNonce: nonce) != nil
-                else { return (response, responseBody) }
-                retried = true
-            }
-        }
-    }
 }

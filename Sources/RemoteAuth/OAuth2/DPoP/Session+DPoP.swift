@@ -10,9 +10,4 @@ extension OAuth2.Session {
         guard let dpopKey else { return nil }
         return try OAuth2.DPoP.Prover(jwk: dpopKey, now: now, random: random)
     }
-
-    /// `transport` with DPoP proofs from `prover` on this session's token endpoint.
-    public func dpopTransport(_ transport: any HTTPTransport, prover: OAuth2.DPoP.Prover) -> OAuth2.DPoP.Transport {
-        OAuth2.DPoP.Transport(transport, prover: prover, endpoints: [tokenEndpoint])
-    }
 }

@@ -96,16 +96,28 @@ extension OAuth2.Flow {
     /// proofs of `prover`'s key and its authorization requests `dpop_jkt`, so that the tokens
     /// are bound to the key ([RFC 9449 §5, §10](https://www.rfc-editor.org/rfc/rfc9449#section-5)).
     public func binding(to prover: OAuth2.DPoP.Prover) -> OAuth2.Flow {
-        let endpoints = [server.tokenEndpoint, server.pushedAuthorizationRequestEndpoint].compactMap { $0 }
-        var flow = OAuth2.Flow(
-            server: server,
-            client: client,
-            transport: OAuth2.DPoP.Transport(transport, prover: prover, endpoints: endpoints),
-            now: now
-        )
-        flow.openIDConnect = openIDConnect
+        var flow = self
+        flow.dpop = prover
         flow.dpopJKT = prover.thumbprint
         return flow
+    }
+
+    /// Sends a request to the token or PAR endpoint: through ``OAuth2/DPoP/ProofAuthenticator``
+    /// when the flow is bound to a key (a proof, the server's nonce answered once, §8), as is
+    /// otherwise. Redirects are not followed: a token endpoint answers itself (RFC 6749 §3.2).
+    func sendProving(_ head: HTTPRequest, body: [UInt8]?) async throws -> (HTTPResponse, [UInt8]) {
+        guard let dpop else { return try await transport.send(head, body: body) }
+        var configuration = AuthenticatingClient.Configuration()
+        configuration.followsRedirects = false
+        // The endpoint's scheme was checked when it was configured (OAuth2.checkEndpoint); a
+        // proof is no secret.
+        let proving = ScopedAuthenticator(
+            OAuth2.DPoP.ProofAuthenticator(prover: dpop),
+            for: try AuthScope(origin: head),
+            allowingPlainHTTP: true
+        )
+        return try await AuthenticatingClient(transport: transport, authenticators: [proving], configuration: configuration)
+            .send(head, body: body)
     }
 
     /// A flow for `client` at `issuer`, from the issuer's metadata

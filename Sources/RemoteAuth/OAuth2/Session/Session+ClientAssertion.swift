@@ -93,12 +93,8 @@ extension OAuth2.TokenSession {
         if let clientSecret { client.clientSecret = clientSecret }
         // A session with a DPoP key refreshes with proofs of that key (RFC 9449 §5).
         let dpop = try stored.dpopProver(now: now, random: random)
-        let flow = try client.flow(
-            over: dpop.map { stored.dpopTransport(transport, prover: $0) } ?? transport,
-            now: now,
-            assertionKey: assertionKey,
-            random: random
-        )
+        var flow = try client.flow(over: transport, now: now, assertionKey: assertionKey, random: random)
+        if let dpop { flow = flow.binding(to: dpop) }
         return try OAuth2.TokenSession(
             session: stored,
             store: store,

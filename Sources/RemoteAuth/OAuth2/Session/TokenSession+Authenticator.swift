@@ -21,7 +21,7 @@ extension OAuth2.TokenSession: RequestAuthenticator {
     public func judge(_ response: HTTPResponse, to attempt: inout AuthenticationAttempt) async throws
         -> AuthenticationVerdict
     {
-        if OAuth2.AccessTokenAuthenticator.answersNonce(response, attempt: attempt, prover: dpop) { return .retry }
+        if OAuth2.DPoP.ProofAuthenticator.answersNonce(response, attempt: &attempt, prover: dpop) { return .retry }
         guard response.status == .unauthorized, attempt[Self.renewed] != true,
             let sent = attempt[OAuth2.AccessTokenAuthenticator.sent],
             Self.isInvalidToken(Self.firstChallenge(in: response, scheme: sent.scheme), response)

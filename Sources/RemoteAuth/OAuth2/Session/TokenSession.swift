@@ -57,7 +57,7 @@ extension OAuth2 {
         ///     `invalid_grant`.
         ///   - now: seconds since 1970.
         ///   - dpop: the prover for a session whose tokens are DPoP-bound (give the refresher
-        ///     the same prover, e.g. through ``DPoP/Transport``).
+        ///     the same prover, e.g. through a flow bound with ``OAuth2/Flow/binding(to:)``).
         ///   - refresher: turns tokens into new ones with their refresh token.
         /// - Throws: ``ClientError/Code/invalidURL`` for a resource origin that is not an absolute
         ///   `http`/`https` URL.
