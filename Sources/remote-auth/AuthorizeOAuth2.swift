@@ -45,6 +45,14 @@ struct AuthorizeOAuth2: AsyncParsableCommand {
     @Option(help: "The authorization server's issuer: its endpoints are discovered (RFC 8414).")
     var issuer: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "The issuer the server names, with explicit endpoints (without --issuer).",
+            discussion: "The redirect's iss (RFC 9207 §2.4) must equal it; nothing is discovered."
+        )
+    )
+    var expectedIssuer: String?
+
     @Option(help: "The authorization endpoint (without --issuer).")
     var authorizationURL: String?
 
@@ -163,6 +171,9 @@ struct AuthorizeOAuth2: AsyncParsableCommand {
                 throw ValidationError("--issuer, or --authorization-url and --token-url, are required")
             }
         }
+        if expectedIssuer != nil, issuer != nil {
+            throw ValidationError("--expected-issuer goes with explicit endpoints; --issuer names the issuer itself")
+        }
         if oidc, issuer == nil {
             throw ValidationError("--oidc needs --issuer (its openid-configuration is discovered)")
         }
@@ -273,6 +284,10 @@ struct AuthorizeOAuth2: AsyncParsableCommand {
             )
             server = OAuth2.AuthorizationServer(metadata: discovered)
             metadata = discovered
+        }
+        if let expectedIssuer {
+            try OAuth2.checkEndpoint(expectedIssuer)
+            server.issuer = expectedIssuer
         }
         if let authorizationURL { server.authorizationEndpoint = authorizationURL }
         if let tokenURL { server.tokenEndpoint = tokenURL }

@@ -24,13 +24,13 @@ extension AuthenticatingClient {
         body: [UInt8]?,
         builtIn: [any RequestAuthenticator],
         chain: [ScopedAuthenticator],
-        preemptive: Bool
+        preemptive: Bool?
     ) async throws -> (HTTPResponse, [UInt8]) {
         let all = builtIn + chain.map(\.authenticator)
         guard !all.isEmpty else { return try await roundTrip(request, body: body) }
         let sensitive = chain.flatMap(\.authenticator.writtenFields)
         var attempt = AuthenticationAttempt(request: request, body: body)
-        attempt[CredentialStoreAuthenticator.preemptiveOverride] = preemptive
+        if let preemptive { attempt[CredentialStoreAuthenticator.preemptiveOverride] = preemptive }
         var chainRetries = 0
         while true {
             for authenticator in all { try await authenticator.authenticate(&attempt) }

@@ -9,7 +9,7 @@ extension AuthenticatingClient {
         _ request: HTTPRequest,
         body: [UInt8]?,
         credentialsAllowed: Bool,
-        preemptive: Bool
+        preemptive: Bool?
     ) async throws -> (HTTPResponse, [UInt8]) {
         var builtIn: [any RequestAuthenticator] = []
         if credentialsAllowed, request.headerFields[.authorization] == nil { builtIn.append(originAnswers) }

@@ -94,7 +94,6 @@ public struct AuthenticatingClient: Sendable {
             maximum: configuration.maximumRedirects,
             initialOrigin: try AuthScope(origin: request)
         )
-        let preemptive = preemptive ?? configuration.preemptive
         var current = (request: request, body: body)
         while true {
             let (response, responseBody) = try await exchange(

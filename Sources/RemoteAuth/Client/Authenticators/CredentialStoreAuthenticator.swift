@@ -78,6 +78,7 @@ public actor CredentialStoreAuthenticator: RequestAuthenticator, CustomStringCon
         followsPreemptiveOverride: Bool
     ) {
         self.followsPreemptiveOverride = followsPreemptiveOverride
+        stateKey = AuthenticationAttempt.Key("RemoteAuth.CredentialStore.\(ObjectIdentifier(identity))")
         self.credentials = credentials
         self.party = party
         self.preemptive = preemptive
@@ -101,9 +102,10 @@ public actor CredentialStoreAuthenticator: RequestAuthenticator, CustomStringCon
 
     /// This instance's state in an attempt: two in one chain (the client's and a
     /// ``BasicAuthenticator``) keep theirs apart.
-    private nonisolated var stateKey: AuthenticationAttempt.Key<State> {
-        AuthenticationAttempt.Key("RemoteAuth.CredentialStore.\(ObjectIdentifier(self))")
-    }
+    private nonisolated let stateKey: AuthenticationAttempt.Key<State>
+    /// What makes ``stateKey`` unique while this instance lives.
+    private final class Identity: Sendable {}
+    private nonisolated let identity = Identity()
 
     /// The request's `preemptive`, set by ``AuthenticatingClient`` for its own authenticators
     /// (``AuthenticatingClient/send(_:body:preemptive:)``); others keep theirs.
@@ -120,14 +122,9 @@ public actor CredentialStoreAuthenticator: RequestAuthenticator, CustomStringCon
                 try await perform(pending, on: &state.machine, request: attempt.request, body: attempt.body)
             }
         } else {
-            let scope: ChallengeStateMachine.Party
-            switch party {
-            case .origin: scope = .origin(try AuthScope(origin: attempt.request))
-            case .proxy(let proxy): scope = .proxy(proxy)
-            }
-            state = State(machine: ChallengeStateMachine(party: scope, isEnabled: true))
+            state = State(machine: ChallengeStateMachine(party: try machineParty(for: attempt.request), isEnabled: true))
             let preparation = await lookUpPreparation(
-                for: scope,
+                for: state.machine.party,
                 request: attempt.request,
                 preemptive: followsPreemptiveOverride ? attempt[Self.preemptiveOverride] ?? preemptive : preemptive
             )
@@ -137,11 +134,20 @@ public actor CredentialStoreAuthenticator: RequestAuthenticator, CustomStringCon
                 request: attempt.request,
                 body: attempt.body
             )
+            // Nothing sent up front: judge starts afresh if a challenge comes.
+            guard state.machine.authorization != nil else { return }
         }
         if let authorization = state.machine.authorization {
             attempt.request.headerFields[state.machine.party.authorizationField] = authorization
         }
         attempt[stateKey] = state
+    }
+
+    private nonisolated func machineParty(for request: HTTPRequest) throws -> ChallengeStateMachine.Party {
+        switch party {
+        case .origin: .origin(try AuthScope(origin: request))
+        case .proxy(let proxy): .proxy(proxy)
+        }
     }
 
     /// - Throws: ``ClientError/Code/authenticationFailed`` when the credential was refused;
@@ -150,7 +156,16 @@ public actor CredentialStoreAuthenticator: RequestAuthenticator, CustomStringCon
     public func judge(_ response: HTTPResponse, to attempt: inout AuthenticationAttempt) async throws
         -> AuthenticationVerdict
     {
-        guard var state = attempt[stateKey] else { return .accept }
+        var state: State
+        if let known = attempt[stateKey] {
+            state = known
+        } else {
+            // Nothing was sent up front: only a challenge concerns this authenticator.
+            guard response.status == (party == .origin ? .unauthorized : .proxyAuthenticationRequired) else {
+                return .accept
+            }
+            state = State(machine: ChallengeStateMachine(party: try machineParty(for: attempt.request), isEnabled: true))
+        }
         defer { attempt[stateKey] = state }
         guard state.machine.isChallenged(by: response) else {
             try completed(state.machine, response, body: attempt.responseBody)
