@@ -1,0 +1,111 @@
+public import HTTPTypes
+
+extension HTTPMessageSignatures {
+    /// Signs requests and responses: builds the signature input (the covered components, then
+    /// `created`, `expires`, `nonce`, `keyid`, `alg`, `tag`), the signature base (§2.5), the
+    /// signature (§3.1), and appends `Signature-Input` and `Signature` under ``label``, leaving
+    /// other signatures in place (§4).
+    /// [RFC 9421 §3.1](https://www.rfc-editor.org/rfc/rfc9421#section-3.1)
+    ///
+    /// The clock and the nonce source are parameters (no clock or randomness of its own).
+    /// `description` and `dump` show the label, key id and algorithm only.
+    public struct Signer: Sendable, CustomStringConvertible, CustomReflectable {
+        public let key: SigningKey
+        /// The signature's label in `Signature-Input` and `Signature` (§4.1).
+        public var label: String
+        /// The covered components, in order.
+        public var components: [ComponentIdentifier]
+        /// Send `alg` (§2.3). The verifier's allow-list decides in any case.
+        public var includesAlgorithm = true
+        /// Seconds after `created` when the signature expires (`expires`, §2.3); `nil` sends none.
+        public var lifetime: Int64? = 300
+        /// `tag` (§2.3): the application or profile the signature is for.
+        public var tag: String?
+        /// Where `nonce` values come from (§2.3, §7.2.2); `nil` sends none.
+        public var nonceSource: RandomSource?
+        let now: @Sendable () -> Int64
+
+        /// - Parameter now: the clock, seconds since 1970 (`created`).
+        public init(
+            key: SigningKey,
+            label: String = "sig1",
+            components: [ComponentIdentifier],
+            now: @escaping @Sendable () -> Int64 = UnixTime.now
+        ) {
+            self.key = key
+            self.label = label
+            self.components = components
+            self.now = now
+        }
+
+        /// What was signed: the signature input, the signature base, and the signature.
+        public struct Signed: Sendable, Hashable {
+            public let label: String
+            public let input: SignatureInput
+            /// The signature base (§2.5), for comparing with what the verifier says it expected.
+            public let signatureBase: String
+            public let signature: [UInt8]
+        }
+
+        /// The signature input this signer sends at `created`.
+        public func signatureInput(created: Int64) -> SignatureInput {
+            var parameters: [SignatureParameter] = [.created(created)]
+            if let lifetime { parameters.append(.expires(created + lifetime)) }
+            if let nonceSource { parameters.append(.nonce(RemoteAuthBase64URL.encode(nonceSource.bytes(16)))) }
+            parameters.append(.keyID(key.keyID))
+            if includesAlgorithm { parameters.append(.algorithm(key.algorithm)) }
+            if let tag { parameters.append(.tag(tag)) }
+            return SignatureInput(components: components, parameters: parameters)
+        }
+
+        /// Signs `request` and appends its `Signature-Input` and `Signature`.
+        /// - Throws: ``Error`` (a §2.5 rule, ``Error/Code/duplicateLabel``).
+        @discardableResult
+        public func sign(_ request: inout HTTPRequest, trailerFields: HTTPFields? = nil) throws -> Signed {
+            let signed = try sign(
+                .request(request, trailerFields: trailerFields),
+                input: signatureInput(created: now())
+            )
+            try MessageSignatures.append(
+                label: label,
+                input: signed.input,
+                signature: signed.signature,
+                to: &request.headerFields
+            )
+            return signed
+        }
+
+        /// Signs `response` (with `request` for `req` components, §2.4) and appends its
+        /// `Signature-Input` and `Signature`.
+        /// - Throws: ``Error`` (a §2.5 rule, ``Error/Code/duplicateLabel``).
+        @discardableResult
+        public func sign(_ response: inout HTTPResponse, for request: HTTPRequest? = nil) throws -> Signed {
+            let signed = try sign(.response(response, for: request), input: signatureInput(created: now()))
+            try MessageSignatures.append(
+                label: label,
+                input: signed.input,
+                signature: signed.signature,
+                to: &response.headerFields
+            )
+            return signed
+        }
+
+        /// Signs `message` with an explicit `input` (its parameters as given, in order), without
+        /// writing any field.
+        public func sign(_ message: Message, input: SignatureInput) throws -> Signed {
+            let base = try HTTPMessageSignatures.signatureBase(for: message, input: input)
+            let signature = try key.signature(for: Array(base.utf8))
+            return Signed(label: label, input: input, signatureBase: base, signature: signature)
+        }
+
+        public var description: String { "HTTPMessageSignatures.Signer(\(label), \(key))" }
+
+        public var customMirror: Mirror {
+            Mirror(
+                self,
+                children: ["label": label, "keyID": key.keyID, "algorithm": key.algorithm.rawValue],
+                displayStyle: .struct
+            )
+        }
+    }
+}
