@@ -156,6 +156,7 @@ struct SigningServer: HTTPTransport {
     let verifier: HMS.Verifier
     let signer: HMS.Signer
     let signs: Bool
+    var tampersWithBody = false
 
     func send(_ request: HTTPRequest, body: [UInt8]?) async throws -> (HTTPResponse, [UInt8]) {
         let verified = try verifier.verify(request, body: body ?? [], now: SignatureFixtures.now)
@@ -163,7 +164,7 @@ struct SigningServer: HTTPTransport {
         var response = HTTPResponse(status: .created, headerFields: [.contentType: "application/json"])
         HMS.ContentDigest.set(&response.headerFields, body: responseBody)
         if signs { try signer.sign(&response, for: request) }
-        return (response, responseBody)
+        return (response, tampersWithBody ? Array(#"{"verified": "someone else"}"#.utf8) : responseBody)
     }
 }
 
@@ -171,7 +172,7 @@ struct SigningServer: HTTPTransport {
     typealias F = SignatureFixtures
     static let serverKey = P256.Signing.PrivateKey()
 
-    func client(serverSigns: Bool, now: Int64 = F.now) throws -> AuthenticatingClient {
+    func client(serverSigns: Bool, now: Int64 = F.now, tampering: Bool = false) throws -> AuthenticatingClient {
         var requestVerifier = HMS.Verifier(keys: [.ed25519(F.edKey.publicKey, keyID: "ed")])
         requestVerifier.requiredComponents = [.method, .targetURI, .field(HMS.contentDigestField)]
         requestVerifier.nonceStore = HMS.BoundedNonceStore()
@@ -188,7 +189,8 @@ struct SigningServer: HTTPTransport {
                 components: responseComponents,
                 now: { F.now }
             ),
-            signs: serverSigns
+            signs: serverSigns,
+            tampersWithBody: tampering
         )
         var signer = F.signer([.method, .targetURI, .field(.contentType)], at: now)
         signer.nonceSource = .system
@@ -225,6 +227,20 @@ struct SigningServer: HTTPTransport {
     @Test func refusesUnsignedResponses() async throws {
         let client = try client(serverSigns: false)
         await #expect(throws: F.error(.signatureNotFound)) {
+            _ = try await client.send(
+                .post,
+                to: "https://api.example.com/things",
+                headerFields: [.contentType: "application/json"],
+                body: Array("{}".utf8)
+            )
+        }
+    }
+
+    /// The response's signature covers its `Content-Digest`; a body that does not match it (a
+    /// proxy rewrote it) fails the request.
+    @Test func refusesATamperedResponseBody() async throws {
+        let client = try client(serverSigns: true, tampering: true)
+        await #expect(throws: F.error(.digestMismatch)) {
             _ = try await client.send(
                 .post,
                 to: "https://api.example.com/things",

@@ -8,9 +8,10 @@ extension HTTPMessageSignatures {
     /// request, [RFC 9421 §2.4](https://www.rfc-editor.org/rfc/rfc9421#section-2.4)), or the
     /// request fails with the verifier's ``Error``.
     ///
-    /// `judge` sees the response's head only, not its body: a response's `Content-Digest` is
-    /// checked for being signed, not against the body. A caller that needs that checks the
-    /// body it receives with ``ContentDigest/verify(_:body:accepting:)``.
+    /// When the signature covers `content-digest`, the response's `Content-Digest` is checked
+    /// against the body that arrived (``AuthenticationAttempt/responseBody``); a client that
+    /// does not hand the body to its authenticators (a streamed response) checks it with
+    /// ``ContentDigest/verify(_:body:accepting:)``.
     public struct Authenticator: RequestAuthenticator, CustomStringConvertible {
         public let signer: Signer
         /// Digest algorithms for `Content-Digest`; empty sends none. With any, `content-digest`
@@ -53,7 +54,13 @@ extension HTTPMessageSignatures {
             -> AuthenticationVerdict
         {
             guard let responseVerifier else { return .accept }
-            _ = try responseVerifier.verify(response, for: attempt.request, label: responseLabel, now: signer.now())
+            _ = try responseVerifier.verify(
+                response,
+                for: attempt.request,
+                body: attempt.responseBody,
+                label: responseLabel,
+                now: signer.now()
+            )
             return .accept
         }
 
