@@ -1,6 +1,31 @@
-import HTTPTypes
+public import HTTPTypes
 
 extension OAuth2 {
+    /// A way for a client to prove who it is at the server's endpoints that the library does not
+    /// build in (a vendor's method, a key in a hardware module): give it to
+    /// ``ClientAuthentication/custom(_:)`` and every token, revocation, introspection, device and
+    /// PAR request of a ``Flow`` uses it. The built-in methods are ``ClientAuthentication``'s
+    /// static members. [RFC 6749 §2.3](https://www.rfc-editor.org/rfc/rfc6749#section-2.3)
+    /// leaves the method open ("the client MAY use other methods"); [RFC 7591 §2](https://www.rfc-editor.org/rfc/rfc7591#section-2)
+    /// names it in `token_endpoint_auth_method`.
+    public protocol ClientAuthenticationScheme: Sendable {
+        /// The registered name (`token_endpoint_auth_method`), stored with sessions.
+        var methodName: String { get }
+        /// Whether the TLS client certificate is the credential: the requests then go to the
+        /// server's `mtls_endpoint_aliases` ([RFC 8705 §5](https://www.rfc-editor.org/rfc/rfc8705#section-5)).
+        var usesMutualTLS: Bool { get }
+        /// What must never appear in an error's excerpt of a server's answer.
+        var secrets: [Secret] { get }
+        /// Adds the client's authentication to a form request to `endpoint`: header fields, or
+        /// body parameters (`client_id` included when the method sends it in the body).
+        func authenticate(
+            clientID: String,
+            endpoint: String,
+            fields: inout HTTPFields,
+            parameters: inout [(name: String, value: String)]
+        ) throws
+    }
+
     /// How a client proves who it is at the token, revocation, introspection and device
     /// endpoints: `token_endpoint_auth_method`
     /// ([RFC 6749 §2.3](https://www.rfc-editor.org/rfc/rfc6749#section-2.3),
@@ -9,6 +34,7 @@ extension OAuth2 {
     /// The secret is a ``Secret``; `description` names only the method.
     public struct ClientAuthentication: Sendable, Hashable, Codable, CustomStringConvertible {
         private enum Method: String, Sendable, Hashable, Codable {
+            case custom = ""
             case clientSecretBasic = "client_secret_basic"
             case clientSecretPost = "client_secret_post"
             case publicClient = "none"
@@ -24,11 +50,48 @@ extension OAuth2 {
         /// How `client_secret_jwt` and `private_key_jwt` sign; not encoded (the key is not kept
         /// with the method: see ``ClientAssertion``).
         private var assertion: ClientAssertion? = nil
+        /// A method from outside the library (``custom(_:)``).
+        private var scheme: CustomScheme? = nil
 
         private init(method: Method, secret: Secret?, assertion: ClientAssertion? = nil) {
             self.method = method
             self.secret = secret
             self.assertion = assertion
+        }
+
+        /// A method of your own ([RFC 6749 §2.3](https://www.rfc-editor.org/rfc/rfc6749#section-2.3)).
+        /// It is encoded by its ``ClientAuthenticationScheme/methodName``; decoding that name
+        /// again fails (the code is yours to supply), as for a signing key.
+        public static func custom(_ scheme: any ClientAuthenticationScheme) -> Self {
+            var authentication = Self(method: .custom, secret: nil)
+            authentication.scheme = CustomScheme(scheme: scheme)
+            return authentication
+        }
+
+        /// Compared and hashed by its name: an existential has no `==` of its own.
+        private struct CustomScheme: Sendable, Hashable {
+            let scheme: any ClientAuthenticationScheme
+            static func == (lhs: Self, rhs: Self) -> Bool { lhs.scheme.methodName == rhs.scheme.methodName }
+            func hash(into hasher: inout Hasher) { hasher.combine(scheme.methodName) }
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            let name = try container.decode(String.self, forKey: .method)
+            guard let method = Method(rawValue: name), method != .custom else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .method,
+                    in: container,
+                    debugDescription: "the client authentication method '\(name)' is not built in: supply it with ClientAuthentication.custom"
+                )
+            }
+            self.init(method: method, secret: try container.decodeIfPresent(Secret.self, forKey: .secret))
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(methodName, forKey: .method)
+            try container.encodeIfPresent(secret, forKey: .secret)
         }
 
         /// `client_secret_basic`: the id and secret, each form-urlencoded, in HTTP Basic
@@ -71,7 +134,9 @@ extension OAuth2 {
         /// Whether the client authenticates with its TLS certificate (RFC 8705 §2): the requests
         /// go to the server's `mtls_endpoint_aliases` when it has them
         /// ([RFC 8705 §5](https://www.rfc-editor.org/rfc/rfc8705#section-5)).
-        public var usesMutualTLS: Bool { method == .tlsClientAuth || method == .selfSignedTLSClientAuth }
+        public var usesMutualTLS: Bool {
+            scheme?.scheme.usesMutualTLS ?? (method == .tlsClientAuth || method == .selfSignedTLSClientAuth)
+        }
 
         /// `client_secret_jwt`: a JWT signed with HS256 keyed with the client secret, sent as
         /// `client_assertion` ([RFC 7523 §2.2](https://www.rfc-editor.org/rfc/rfc7523#section-2.2),
@@ -126,6 +191,8 @@ extension OAuth2 {
         ///   secret, or `none` with one.
         public init(methodName: String, secret: Secret?) throws {
             switch (Method(rawValue: methodName), secret) {
+            case (.custom?, _):
+                throw OAuth2.Error(.invalidConfiguration, "a client authentication method needs a name")
             case (.clientSecretJWT?, _), (.privateKeyJWT?, _):
                 throw OAuth2.Error(
                     .invalidConfiguration,
@@ -155,9 +222,13 @@ extension OAuth2 {
 
         /// The registered name: `client_secret_basic`, `client_secret_post`, `client_secret_jwt`,
         /// `private_key_jwt`, `tls_client_auth`, `self_signed_tls_client_auth` or `none`.
-        public var methodName: String { method.rawValue }
+        /// A ``custom(_:)`` method's own name.
+        public var methodName: String { scheme?.scheme.methodName ?? method.rawValue }
 
-        public var description: String { "OAuth2.ClientAuthentication(\(method.rawValue))" }
+        /// The secrets the method sends, to keep out of error excerpts.
+        var secrets: [Secret] { scheme?.scheme.secrets ?? secret.map { [$0] } ?? [] }
+
+        public var description: String { "OAuth2.ClientAuthentication(\(methodName))" }
 
         /// Adds the client's authentication to a form request to `endpoint`: a Basic
         /// `Authorization` field, or `client_id` (and `client_secret`, or `client_assertion_type`
@@ -170,6 +241,9 @@ extension OAuth2 {
             parameters: inout [(name: String, value: String)]
         ) throws {
             switch method {
+            case .custom:
+                guard let scheme else { throw OAuth2.Error(.invalidConfiguration, "a custom method without its scheme") }
+                try scheme.scheme.authenticate(clientID: clientID, endpoint: endpoint, fields: &fields, parameters: &parameters)
             case .clientSecretJWT, .privateKeyJWT:
                 guard let assertion else {
                     throw OAuth2.Error(
@@ -255,8 +329,8 @@ extension OAuth2 {
             try authentication.apply(clientID: id, endpoint: endpoint, fields: &fields, parameters: &parameters)
         }
 
-        /// The secret, to keep it out of error excerpts.
-        var secrets: [Secret] { authentication.secret.map { [$0] } ?? [] }
+        /// The secrets, to keep them out of error excerpts.
+        var secrets: [Secret] { authentication.secrets }
 
         public var description: String { "OAuth2.Client(\(id), \(authentication.methodName))" }
     }
