@@ -138,18 +138,25 @@ extension AuthorizeOAuth2 {
     }
 }
 
-extension OAuth2Profile {
-    /// The key of a `private_key_jwt` profile, read again from the path kept with it.
-    func assertionKey() throws -> JOSE.SigningKey? {
-        guard session.clientAuthentication == .privateKeyJWT else { return nil }
-        guard let path = session.clientKeyReference else {
-            throw CLIFailure("profile '\(name)' uses private_key_jwt but keeps no key path: sign in again")
+/// The tool's keys: a `private_key_jwt` profile keeps the absolute path of its `--client-key`,
+/// read again each time the key is needed.
+struct ClientKeyFiles: OAuth2.ClientKeyProvider {
+    let profile: String
+
+    func clientKey(reference: String?, clientID: String) throws -> JOSE.SigningKey {
+        guard let reference else {
+            throw CLIFailure("profile '\(profile)' uses private_key_jwt but keeps no key path: sign in again")
         }
-        return try loadClientKey(path: path)
+        return try loadClientKey(path: reference)
     }
+}
+
+extension OAuth2Profile {
+    /// The provider of a `private_key_jwt` profile's key (asked only for that method).
+    var clientKeys: ClientKeyFiles { ClientKeyFiles(profile: name) }
 
     /// The flow at the profile's endpoints, signing client assertions when its method does.
     func flow(over transport: any HTTPTransport) throws -> OAuth2.Flow {
-        try session.flow(over: transport, now: unixNow, assertionKey: assertionKey(), random: .system)
+        try session.flow(over: transport, now: unixNow, assertionKey: clientKeys, random: .system)
     }
 }

@@ -46,7 +46,7 @@ struct OAuth2Profile: Sendable {
             transport: transport,
             policy: policy,
             now: unixNow,
-            assertionKey: assertionKey(),
+            assertionKey: clientKeys,
             // A secret rotated since the sign-in (a client credentials profile renews with it).
             clientSecret: ProcessInfo.processInfo.environment["REMOTE_AUTH_CLIENT_SECRET"].flatMap { $0.isEmpty ? nil : Secret($0) },
             random: .system

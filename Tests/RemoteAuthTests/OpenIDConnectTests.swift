@@ -1,3 +1,4 @@
+import Synchronization
 import Crypto
 import CryptoExtras
 import Foundation
@@ -631,6 +632,28 @@ final class LockedBox<Value: Sendable>: @unchecked Sendable {
             try session.client(assertionKey: F.ecKey, now: { 0 }, random: .system).authentication.methodName
                 == "private_key_jwt"
         )
+        // A provider is asked with the stored reference, and only for private_key_jwt.
+        let keys = RecordingKeyProvider(key: F.ecKey)
+        _ = try session.client(assertionKey: keys, now: { 0 }, random: .system)
+        #expect(keys.asked == ["c /keys/client.pem"])
+        var basic = session
+        basic.clientAuthentication = .clientSecretBasic
+        basic.clientSecret = "s"
+        _ = try basic.client(assertionKey: keys, now: { 0 }, random: .system)
+        #expect(keys.asked.count == 1)
+    }
+}
+
+/// Hands out one key and records what it was asked for.
+final class RecordingKeyProvider: OAuth2.ClientKeyProvider {
+    let key: JOSE.SigningKey
+    private let log = Mutex<[String]>([])
+    init(key: JOSE.SigningKey) { self.key = key }
+    var asked: [String] { log.withLock { $0 } }
+
+    func clientKey(reference: String?, clientID: String) -> JOSE.SigningKey {
+        log.withLock { $0.append(clientID + " " + (reference ?? "-")) }
+        return key
     }
 }
 

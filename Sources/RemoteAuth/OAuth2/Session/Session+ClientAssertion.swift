@@ -1,14 +1,31 @@
+extension OAuth2 {
+    /// Where a client's `private_key_jwt` key comes from when its session is restored: the
+    /// session keeps only ``Session/clientKeyReference``, an opaque reference its owner chose (a
+    /// keychain item, a file, a key in a hardware module), never the key
+    /// ([RFC 7523 §2.2](https://www.rfc-editor.org/rfc/rfc7523#section-2.2)). The library reads
+    /// no file: a provider does. A ``JOSE/SigningKey`` is its own provider.
+    public protocol ClientKeyProvider: Sendable {
+        /// The signing key for `clientID`, found by `reference` (`nil` when none was stored).
+        func clientKey(reference: String?, clientID: String) throws -> JOSE.SigningKey
+    }
+}
+
+extension JOSE.SigningKey: OAuth2.ClientKeyProvider {
+    /// This key, whatever the reference.
+    public func clientKey(reference: String?, clientID: String) -> JOSE.SigningKey { self }
+}
+
 extension OAuth2.Session {
     /// The client this session was signed in as, for any method: `private_key_jwt` signs with
-    /// `assertionKey` (loaded by the caller from ``clientKeyReference``: the key is never
-    /// stored with the session), `client_secret_jwt` with the stored secret; the other
+    /// the key `assertionKey` provides for ``clientKeyReference`` (asked only for that method:
+    /// the key is never stored with the session), `client_secret_jwt` with the stored secret; the other
     /// methods as ``client()``. Assertions are made per request with `now` and `random`
     /// ([RFC 7523 §3](https://www.rfc-editor.org/rfc/rfc7523#section-3)).
     ///
     /// - Throws: ``OAuth2/Error/Code/invalidConfiguration`` for `private_key_jwt` without a
     ///   key, `client_secret_jwt` without a secret, or what ``client()`` throws.
     public func client(
-        assertionKey: JOSE.SigningKey?,
+        assertionKey: (any OAuth2.ClientKeyProvider)?,
         audience: OAuth2.ClientAssertion.Audience = .endpoint,
         now: @escaping @Sendable () -> Int64,
         random: RandomSource
@@ -21,9 +38,10 @@ extension OAuth2.Session {
                     "the session authenticates with private_key_jwt: its key (\(clientKeyReference ?? "no reference stored")) is needed"
                 )
             }
+            let key = try assertionKey.clientKey(reference: clientKeyReference, clientID: clientID)
             return OAuth2.Client(
                 id: clientID,
-                authentication: try .privateKeyJWT(assertionKey, audience: audience, now: now, random: random)
+                authentication: try .privateKeyJWT(key, audience: audience, now: now, random: random)
             )
         case .clientSecretJWT:
             guard let clientSecret else {
@@ -46,7 +64,7 @@ extension OAuth2.Session {
     public func flow(
         over transport: any HTTPTransport,
         now: @escaping @Sendable () -> Int64,
-        assertionKey: JOSE.SigningKey?,
+        assertionKey: (any OAuth2.ClientKeyProvider)?,
         random: RandomSource
     ) throws -> OAuth2.Flow {
         var flow = OAuth2.Flow(
@@ -82,7 +100,7 @@ extension OAuth2.TokenSession {
         transport: any HTTPTransport,
         policy: OAuth2.RefreshPolicy = .init(),
         now: @escaping @Sendable () -> Int64,
-        assertionKey: JOSE.SigningKey?,
+        assertionKey: (any OAuth2.ClientKeyProvider)?,
         clientSecret: Secret? = nil,
         random: RandomSource
     ) async throws -> OAuth2.TokenSession {
