@@ -106,6 +106,43 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
         return (HTTPResponse(status: status, headerFields: fields), Array(buffer.readableBytesView))
     }
 
+    /// Streams both ways: a streamed ``RequestBody`` goes out chunk by chunk (with
+    /// `Content-Length` when its length is known, else chunked), and the response body is
+    /// handed back as it arrives, each chunk read only when the caller asks for it, failing
+    /// with ``RemoteAuth/TransportError/Code/responseTooLarge`` past ``maximumResponseBytes``.
+    /// The deadline (``timeout``) covers the request up to the response's head; the caller
+    /// reads the body at its own pace.
+    public func stream(_ request: HTTPRequest, body: RequestBody?) async throws -> (HTTPResponse, ResponseBody) {
+        let origin = try AuthScope(origin: request).description
+        var outgoing = HTTPClientRequest(url: request.absoluteURL)
+        outgoing.method = HTTPMethod(rawValue: request.method.rawValue)
+        outgoing.headers.append(request.headerFields)
+        if let body {
+            if let bytes = body.bytes {
+                outgoing.body = .bytes(ByteBuffer(bytes: bytes))
+            } else {
+                let pass = StreamPass(body.chunks().makeAsyncIterator())
+                let buffers = AsyncThrowingStream<ByteBuffer, any Error>(unfolding: {
+                    try await pass.next().map { ByteBuffer(bytes: $0) }
+                })
+                outgoing.body = .stream(buffers, length: body.length.map { .known(Int64($0)) } ?? .unknown)
+            }
+        }
+        let response: HTTPClientResponse
+        do {
+            response = try await client.execute(outgoing, deadline: NIODeadline.now() + timeout)
+        } catch let error as ClientError {
+            throw error  // the request body's own failure (its length)
+        } catch {
+            throw Self.transportError(error, origin: origin, fallback: .connectFailed)
+        }
+        let fields = try HTTPFields(response.headers)
+        let status = HTTPResponse.Status(code: Int(response.status.code), reasonPhrase: response.status.reasonPhrase)
+        let reader = ResponseReader(response.body.makeAsyncIterator(), limit: maximumResponseBytes, origin: origin)
+        let chunks = AsyncThrowingStream<[UInt8], any Error>(unfolding: { try await reader.next() })
+        return (HTTPResponse(status: status, headerFields: fields), ResponseBody(stream: chunks))
+    }
+
     /// Runs `body` until `deadline`; past it, `body` is cancelled (AsyncHTTPClient then closes
     /// the connection) and the request fails with ``RemoteAuth/TransportError/Code/timedOut``.
     static func withDeadline<T: Sendable>(
@@ -155,5 +192,45 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
         default:
             return TransportError(fallback, "the exchange with \(origin) failed (\(error))", underlying: error)
         }
+    }
+}
+
+/// A request body's pass, pulled by AsyncHTTPClient's writer, its one consumer.
+final class StreamPass: @unchecked Sendable {
+    // One consumer at a time (the unfolding stream's contract).
+    private var iterator: AsyncThrowingStream<[UInt8], any Error>.Iterator
+
+    init(_ iterator: AsyncThrowingStream<[UInt8], any Error>.Iterator) { self.iterator = iterator }
+
+    func next() async throws -> [UInt8]? { try await iterator.next() }
+}
+
+/// The response body, pulled by the caller (its one consumer), counted against the limit.
+final class ResponseReader: @unchecked Sendable {
+    // One consumer at a time (the unfolding stream's contract).
+    private var iterator: HTTPClientResponse.Body.AsyncIterator
+    private var total = 0
+    private let limit: Int
+    private let origin: String
+
+    init(_ iterator: HTTPClientResponse.Body.AsyncIterator, limit: Int, origin: String) {
+        self.iterator = iterator
+        self.limit = limit
+        self.origin = origin
+    }
+
+    func next() async throws -> [UInt8]? {
+        let buffer: ByteBuffer?
+        do {
+            buffer = try await iterator.next()
+        } catch {
+            throw AsyncHTTPClientTransport.transportError(error, origin: origin, fallback: .connectionClosed)
+        }
+        guard let buffer else { return nil }
+        total += buffer.readableBytes
+        guard total <= limit else {
+            throw TransportError(.responseTooLarge, "the response body from \(origin) is larger than \(limit) bytes")
+        }
+        return Array(buffer.readableBytesView)
     }
 }

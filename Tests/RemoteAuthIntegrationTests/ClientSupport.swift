@@ -36,6 +36,12 @@ final class RecordingTransport: HTTPTransport {
         recorded.withLock { $0.append(Hop(request: request, response: response)) }
         return (response, responseBody)
     }
+
+    func stream(_ request: HTTPRequest, body: RequestBody?) async throws -> (HTTPResponse, ResponseBody) {
+        let (response, responseBody) = try await inner.stream(request, body: body)
+        recorded.withLock { $0.append(Hop(request: request, response: response)) }
+        return (response, responseBody)
+    }
 }
 
 let alice = Credential(user: "alice", password: "wonderland")

@@ -61,6 +61,10 @@ func withCountingTLSSandbox<T: Sendable>(
             configuration: .init(
                 trust: ServerTrust(default: policy),
                 clientIdentity: identity,
+                // These tests count connections, not how fast one is made: on a loaded machine
+                // a handshake has taken over the default 10 s, so only the request's deadline
+                // bounds it here (the connect timeout has tests of its own).
+                connectTimeout: timeout,
                 timeout: timeout,
                 maximumResponseBytes: maximumResponseBytes,
                 idleTimeout: idleTimeout,

@@ -122,9 +122,9 @@ enum RFC3986Examples {
 
     @Test func notARedirect() throws {
         var state = RedirectState(maximum: 2, initialOrigin: try AuthScope(url: "https://a.example"))
-        #expect(try state.next(after: response(200, "/x"), to: request(), body: nil) == nil)
-        #expect(try state.next(after: response(304, "/x"), to: request(), body: nil) == nil)
-        #expect(try state.next(after: response(302, nil), to: request(), body: nil) == nil)
+        #expect(try state.next(after: response(200, "/x"), to: request(), body: nil as [UInt8]?) == nil)
+        #expect(try state.next(after: response(304, "/x"), to: request(), body: nil as [UInt8]?) == nil)
+        #expect(try state.next(after: response(302, nil), to: request(), body: nil as [UInt8]?) == nil)
         #expect(state.count == 0)
     }
 
@@ -137,7 +137,7 @@ enum RFC3986Examples {
         #expect(!hop.crossesOrigin && state.allowsCredentials && state.count == 1)
         _ = try state.next(after: response(308, "/y"), to: hop.request, body: hop.body)
         let error = #expect(throws: ClientError.self) {
-            try state.next(after: response(302, "/z"), to: hop.request, body: nil)
+            try state.next(after: response(302, "/z"), to: hop.request, body: nil as [UInt8]?)
         }
         #expect(error?.code == .tooManyRedirects)
     }
@@ -146,11 +146,11 @@ enum RFC3986Examples {
     /// never gets credentials back, even on a later hop to the first origin's host over http.
     @Test func crossOriginDropsCredentials() throws {
         var state = RedirectState(maximum: 5, initialOrigin: try AuthScope(url: "https://a.example"))
-        let hop = try #require(try state.next(after: response(302, "http://a.example/x"), to: request(), body: nil))
+        let hop = try #require(try state.next(after: response(302, "http://a.example/x"), to: request(), body: nil as [UInt8]?))
         #expect(hop.crossesOrigin && !state.allowsCredentials)
         #expect(hop.request.headerFields[.authorization] == nil && hop.request.headerFields[.cookie] == nil)
         #expect(hop.request.headerFields[.contentType] == "text/plain")
-        let back = try #require(try state.next(after: response(302, "https://a.example/y"), to: hop.request, body: nil))
+        let back = try #require(try state.next(after: response(302, "https://a.example/y"), to: hop.request, body: nil as [UInt8]?))
         #expect(back.crossesOrigin && state.allowsCredentials)
         #expect(back.request.headerFields[.authorization] == nil)
     }

@@ -368,12 +368,13 @@ extension AWS {
 
         public var writtenFields: [HTTPField.Name] { [.authorization, SigV4Signer.securityToken] }
 
+        /// A streamed body is hashed by one more pass over it (``RequestBody/sha256()``).
         public func authenticate(_ attempt: inout AuthenticationAttempt) async throws {
-            attempt.request = try signer.sign(
-                attempt.request,
-                body: attempt.body,
-                payloadHash: unsignedPayload ? "UNSIGNED-PAYLOAD" : nil
-            ).request
+            var payloadHash: String? = unsignedPayload ? "UNSIGNED-PAYLOAD" : nil
+            if payloadHash == nil, let streamed = attempt.streamedBody {
+                payloadHash = Hex.encode(try await streamed.sha256())
+            }
+            attempt.request = try signer.sign(attempt.request, body: attempt.body, payloadHash: payloadHash).request
         }
 
         public var description: String { "AWS.SigV4Authenticator(\(signer))" }

@@ -19,23 +19,25 @@ extension AuthenticatingClient {
     /// response, and send again (from `request` as given) while one asks. The caller's `chain`
     /// may ask for at most ``AuthenticatingClient/Configuration/maximumAuthenticationRetries``;
     /// the `builtIn` challenge answers bound themselves (one answer, one `stale` renewal each).
-    func authenticatedRoundTrip(
+    func authenticatedRoundTrip<Body: Sendable>(
         _ request: HTTPRequest,
-        body: [UInt8]?,
+        body: RequestBody?,
         builtIn: [any RequestAuthenticator],
         chain: [ScopedAuthenticator],
-        preemptive: Bool?
-    ) async throws -> (HTTPResponse, [UInt8]) {
+        preemptive: Bool?,
+        send: (HTTPRequest, RequestBody?, [HTTPField.Name]) async throws -> (HTTPResponse, Body),
+        inMemory: (Body) -> [UInt8]?
+    ) async throws -> (HTTPResponse, Body) {
         let all = builtIn + chain.map(\.authenticator)
-        guard !all.isEmpty else { return try await roundTrip(request, body: body) }
+        guard !all.isEmpty else { return try await send(request, body, []) }
         let sensitive = chain.flatMap(\.authenticator.writtenFields)
-        var attempt = AuthenticationAttempt(request: request, body: body)
+        var attempt = AuthenticationAttempt(request: request, requestBody: body)
         if let preemptive { attempt[CredentialStoreAuthenticator.preemptiveOverride] = preemptive }
         var chainRetries = 0
         while true {
             for authenticator in all { try await authenticator.authenticate(&attempt) }
-            let (response, responseBody) = try await roundTrip(attempt.request, body: attempt.body, sensitive: sensitive)
-            attempt.responseBody = responseBody
+            let (response, responseBody) = try await send(attempt.request, attempt.sentBody, sensitive)
+            attempt.responseBody = inMemory(responseBody)
             var retry = false
             var chainAsked = false
             // Every authenticator sees every response, even after one asked for a retry.
@@ -58,7 +60,7 @@ extension AuthenticatingClient {
                     response: response
                 )
             }
-            attempt = attempt.retry(request: request, body: body)
+            attempt = attempt.retry(request: request, requestBody: body)
         }
     }
 }

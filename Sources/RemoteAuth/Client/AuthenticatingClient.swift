@@ -90,6 +90,43 @@ public struct AuthenticatingClient: Sendable {
         body: [UInt8]? = nil,
         preemptive: Bool? = nil
     ) async throws -> (HTTPResponse, [UInt8]) {
+        try await follow(request, body: body.map(RequestBody.bytes), preemptive: preemptive) { request, body, sensitive in
+            try await roundTrip(request, body: body?.bytes, sensitive: sensitive)
+        } inMemory: {
+            $0
+        }
+    }
+
+    /// Sends `request` with a body that may be streamed, and returns the response body as it
+    /// arrives (bounded by the transport's limit), through the same chain and redirects as
+    /// ``send(_:body:preemptive:)``. The body is sent again for a retry or a `307`/`308`
+    /// (``RequestBody`` makes a new pass); a challenge's body (`400`, `401`, `407`) is read (up
+    /// to 64 KiB) before the authenticators judge it. A transport that does not stream
+    /// (``HTTPTransport/stream(_:body:)``'s default) buffers both bodies.
+    ///
+    /// - Throws: as ``send(_:body:preemptive:)``; ``ClientError/Code/invalidBody`` for a streamed
+    ///   body an authenticator needs in memory (Digest `auth-int`, an OAuth 1.0a form body) or
+    ///   whose length is not the one given.
+    public func stream(
+        _ request: HTTPRequest,
+        body: RequestBody? = nil,
+        preemptive: Bool? = nil
+    ) async throws -> (HTTPResponse, ResponseBody) {
+        try await follow(request, body: body, preemptive: preemptive) { request, body, sensitive in
+            try await streamRoundTrip(request, body: body, sensitive: sensitive)
+        } inMemory: {
+            $0.bytes
+        }
+    }
+
+    /// The redirect loop over ``exchange(_:body:credentialsAllowed:preemptive:send:inMemory:)``.
+    func follow<Body: Sendable>(
+        _ request: HTTPRequest,
+        body: RequestBody?,
+        preemptive: Bool?,
+        send: (HTTPRequest, RequestBody?, [HTTPField.Name]) async throws -> (HTTPResponse, Body),
+        inMemory: (Body) -> [UInt8]?
+    ) async throws -> (HTTPResponse, Body) {
         var redirects = RedirectState(
             maximum: configuration.maximumRedirects,
             initialOrigin: try AuthScope(origin: request)
@@ -100,7 +137,9 @@ public struct AuthenticatingClient: Sendable {
                 current.request,
                 body: current.body,
                 credentialsAllowed: redirects.allowsCredentials,
-                preemptive: preemptive
+                preemptive: preemptive,
+                send: send,
+                inMemory: inMemory
             )
             guard configuration.followsRedirects,
                 let hop = try redirects.next(after: response, to: current.request, body: current.body)

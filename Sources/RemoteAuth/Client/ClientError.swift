@@ -7,7 +7,7 @@ public struct ClientError: Error, Hashable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Sendable {
             case authenticationFailed, tooManyRedirects, invalidRedirect, plainHTTPRefused, invalidURL
-            case invalidServerProof, invalidCredential
+            case invalidServerProof, invalidCredential, invalidBody
         }
         private let base: Base
         /// The server refused the answer to its challenge (once: the client never loops), or
@@ -27,6 +27,10 @@ public struct ClientError: Error, Hashable, CustomStringConvertible {
         /// A credential that cannot be written in its field, such as a bearer token that is
         /// not a `b64token`.
         public static let invalidCredential = Code(base: .invalidCredential)
+        /// A request body that cannot be sent as it is: a stream whose length is not the one
+        /// given, larger than a limit, or streamed where an authenticator needs it in memory
+        /// (Digest `auth-int`, an OAuth 1.0a form body).
+        public static let invalidBody = Code(base: .invalidBody)
         public var description: String { base.rawValue }
     }
 

@@ -34,6 +34,9 @@ extension HTTPMessageSignatures {
 
         public func authenticate(_ attempt: inout AuthenticationAttempt) async throws {
             var signer = self.signer
+            if !contentDigestAlgorithms.isEmpty, attempt.streamedBody != nil {
+                throw ClientError(.invalidBody, "Content-Digest covers the body: send it in memory, not streamed")
+            }
             if !contentDigestAlgorithms.isEmpty {
                 // RFC 9530 §2: the digest of the content as sent (empty when there is none).
                 ContentDigest.set(

@@ -37,6 +37,17 @@ extension OAuth1 {
         /// - Throws: ``OAuth1Error`` for a request the placement cannot carry (body placement
         ///   of a `GET`, of a body that is not a form).
         public func authenticate(_ attempt: inout AuthenticationAttempt) async throws {
+            // RFC 5849 §3.4.1.3.1: a form body's parameters are signed; a stream is not at hand.
+            if attempt.streamedBody != nil,
+                placement == .body
+                    || attempt.request.headerFields[.contentType]?.lowercased().hasPrefix("application/x-www-form-urlencoded")
+                        == true
+            {
+                throw ClientError(
+                    .invalidBody,
+                    "OAuth 1.0a signs a form body's parameters (RFC 5849 §3.4.1.3.1): send it in memory, not streamed"
+                )
+            }
             let signed = try signer.sign(
                 attempt.request,
                 body: attempt.body,

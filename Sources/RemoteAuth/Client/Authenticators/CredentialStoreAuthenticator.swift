@@ -119,7 +119,7 @@ public actor CredentialStoreAuthenticator: RequestAuthenticator, CustomStringCon
             state = known
             if let pending = state.pending {
                 state.pending = nil
-                try await perform(pending, on: &state.machine, request: attempt.request, body: attempt.body)
+                try await perform(pending, on: &state.machine, request: attempt.request, body: attempt.body, streamed: attempt.streamedBody != nil)
             }
         } else {
             state = State(machine: ChallengeStateMachine(party: try machineParty(for: attempt.request), isEnabled: true))
@@ -132,7 +132,8 @@ public actor CredentialStoreAuthenticator: RequestAuthenticator, CustomStringCon
                 state.machine.prepare(preparation),
                 on: &state.machine,
                 request: attempt.request,
-                body: attempt.body
+                body: attempt.body,
+                streamed: attempt.streamedBody != nil
             )
             // Nothing sent up front: judge starts afresh if a challenge comes.
             guard state.machine.authorization != nil else { return }
@@ -185,7 +186,7 @@ public actor CredentialStoreAuthenticator: RequestAuthenticator, CustomStringCon
             }
             return .accept
         case .fail:
-            try await perform(action, on: &state.machine, request: attempt.request, body: attempt.body)
+            try await perform(action, on: &state.machine, request: attempt.request, body: attempt.body, streamed: attempt.streamedBody != nil)
             return .accept
         case .answerBasic, .answerDigest:
             // Built on the next attempt, from the request as the caller made it.
@@ -227,7 +228,8 @@ public actor CredentialStoreAuthenticator: RequestAuthenticator, CustomStringCon
         _ action: ChallengeStateMachine.Action,
         on machine: inout ChallengeStateMachine,
         request: HTTPRequest,
-        body: [UInt8]?
+        body: [UInt8]?,
+        streamed: Bool
     ) async throws {
         switch action {
         case .none, .handBack, .lookUpCredentials:
@@ -254,6 +256,13 @@ public actor CredentialStoreAuthenticator: RequestAuthenticator, CustomStringCon
                 cnonce: cnonceGenerator.next(),
                 qop: preferredQOP
             )
+            // RFC 7616 §3.4.3: auth-int hashes the entity body, which a stream does not hold.
+            if answer.qop == .authInt, streamed {
+                throw ClientError(
+                    .invalidBody,
+                    "\(machine.party.name) asks for Digest auth-int, which hashes the body: send it in memory, not streamed"
+                )
+            }
             machine.willSend(.digest(key, answer, entry), authorization: answer.authorization)
         }
     }

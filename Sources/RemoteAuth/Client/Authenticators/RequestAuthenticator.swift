@@ -63,9 +63,13 @@ public struct AuthenticationAttempt: Sendable, CustomStringConvertible, CustomDe
 {
     /// The request as it will be sent; authenticators may change any part of it.
     public var request: HTTPRequest
-    /// The body as it will be sent (`nil`: none); an authenticator that signs it (OAuth 1.0a
-    /// body placement, a digest) may replace it.
+    /// The body as it will be sent when it is in memory (`nil`: none, or streamed); an
+    /// authenticator that signs it (OAuth 1.0a body placement, a digest) may replace it.
     public var body: [UInt8]?
+    /// The body when it is streamed (``body`` is then `nil`): an authenticator that covers the
+    /// body hashes it with ``RequestBody/sha256()`` (another pass), or throws
+    /// ``ClientError/Code/invalidBody`` when it needs the bytes in memory.
+    public let streamedBody: RequestBody?
     /// 1 for the first send, 2 for the first retry, …
     public let number: Int
     /// The body of the response being judged, once the whole of it has arrived (`nil` in
@@ -77,14 +81,34 @@ public struct AuthenticationAttempt: Sendable, CustomStringConvertible, CustomDe
     public init(request: HTTPRequest, body: [UInt8]?, number: Int = 1) {
         self.request = request
         self.body = body
+        self.streamedBody = nil
         self.number = number
         self.values = [:]
     }
+
+    /// An attempt with a body that may be streamed: in memory it is ``body``, else
+    /// ``streamedBody``.
+    public init(request: HTTPRequest, requestBody body: RequestBody?, number: Int = 1) {
+        self.request = request
+        self.body = body?.bytes
+        self.streamedBody = body?.bytes == nil ? body : nil
+        self.number = number
+        self.values = [:]
+    }
+
+    /// What goes on the wire: ``body`` (as an authenticator left it), else the stream.
+    package var sentBody: RequestBody? { body.map(RequestBody.bytes) ?? streamedBody }
 
     /// The next attempt at the same request: the request as the caller built it again, the
     /// context kept.
     package func retry(request: HTTPRequest, body: [UInt8]?) -> AuthenticationAttempt {
         var next = AuthenticationAttempt(request: request, body: body, number: number + 1)
+        next.values = values
+        return next
+    }
+
+    package func retry(request: HTTPRequest, requestBody body: RequestBody?) -> AuthenticationAttempt {
+        var next = AuthenticationAttempt(request: request, requestBody: body, number: number + 1)
         next.values = values
         return next
     }

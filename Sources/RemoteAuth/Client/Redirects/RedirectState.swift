@@ -6,9 +6,9 @@ package import HTTPTypes
 /// [RFC 9110 §15.4](https://www.rfc-editor.org/rfc/rfc9110#section-15.4)
 package struct RedirectState: Sendable {
     /// One hop to follow.
-    package struct Redirect: Sendable {
+    package struct Redirect<Body: Sendable>: Sendable {
         package var request: HTTPRequest
-        package var body: [UInt8]?
+        package var body: Body?
         /// The hop leaves the origin of the request it answers.
         package var crossesOrigin: Bool
     }
@@ -46,11 +46,11 @@ package struct RedirectState: Sendable {
     ///
     /// - Throws: ``ClientError/Code/tooManyRedirects`` past ``maximum``;
     ///   ``ClientError/Code/invalidRedirect`` for a `Location` that is not `http`/`https`.
-    package mutating func next(
+    package mutating func next<Body: Sendable>(
         after response: HTTPResponse,
         to request: HTTPRequest,
-        body: [UInt8]?
-    ) throws -> Redirect? {
+        body: Body?
+    ) throws -> Redirect<Body>? {
         let code = response.status.code
         guard Self.statuses.contains(code), let location = response.headerFields[.location] else { return nil }
         count += 1
