@@ -27,7 +27,9 @@ import Testing
     /// then stopped, not left to its timeout.
     static func refusal(_ authorize: BackgroundCLI) async throws -> String {
         try await authorize.waitForError("Ignored a request")
-        return try #require(authorize.errors.split(separator: "\n").first { $0.hasPrefix("Ignored a request") }.map(String.init))
+        return try #require(
+            authorize.errors.split(separator: "\n").first { $0.hasPrefix("Ignored a request") }.map(String.init)
+        )
     }
 
     @Test func explicitEndpointsNameTheIssuer() async throws {

@@ -51,7 +51,9 @@ final class Passes: Sendable {
                 var request = try HTTPRequest(method: .post, absoluteURL: sandbox.baseURL + "/1.1/statuses/update.json")
                 request.headerFields[.contentType] = "application/x-www-form-urlencoded"
                 let passes = Passes()
-                let text = "status=streamed%20" + (knownLength ? "with%20length" : "chunked") + "%20" + String(repeating: "x", count: 100)
+                let text =
+                    "status=streamed%20" + (knownLength ? "with%20length" : "chunked") + "%20"
+                    + String(repeating: "x", count: 100)
                 let (response, body) = try await client.stream(
                     request,
                     body: Self.form(text, passes: passes, knownLength: knownLength)
@@ -108,7 +110,10 @@ final class Passes: Sendable {
             try await AsyncHTTPClientTransport.withTransport(maximumResponseBytes: 20) { small in
                 let client = AuthenticatingClient(transport: small)
                 let (response, body) = try await client.stream(
-                    try HTTPRequest(method: .get, absoluteURL: sandbox.baseURL + "/.well-known/oauth-authorization-server")
+                    try HTTPRequest(
+                        method: .get,
+                        absoluteURL: sandbox.baseURL + "/.well-known/oauth-authorization-server"
+                    )
                 )
                 #expect(response.status == .ok)
                 let error = await #expect(throws: TransportError.self) { _ = try await body.collect(upTo: 1 << 20) }

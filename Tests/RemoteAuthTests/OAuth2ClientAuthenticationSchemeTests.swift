@@ -43,8 +43,10 @@ struct HeaderSecretScheme: OAuth2.ClientAuthenticationScheme {
         #expect(sent.request.headerFields[.authorization] == nil)
         #expect(
             try OAuth2Script.form(sent.body)
-                == [Pair(name: "grant_type", value: "client_credentials"), Pair(name: "scope", value: "read"),
-                    Pair(name: "client_id", value: "svc")]
+                == [
+                    Pair(name: "grant_type", value: "client_credentials"), Pair(name: "scope", value: "read"),
+                    Pair(name: "client_id", value: "svc"),
+                ]
         )
         // The scheme's secret never reaches an error's excerpt of the server's answer.
         let error = await #expect(throws: OAuth2.Error.self) { try await flow.clientCredentials() }

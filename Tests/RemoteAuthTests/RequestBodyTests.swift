@@ -42,7 +42,10 @@ import Testing
         let client = AuthenticatingClient(
             transport: transport,
             authenticators: [
-                ScopedAuthenticator(OAuth1.RequestSigner(signer: signer, now: { 1 }), for: try AuthScope(url: "https://api.example"))
+                ScopedAuthenticator(
+                    OAuth1.RequestSigner(signer: signer, now: { 1 }),
+                    for: try AuthScope(url: "https://api.example")
+                )
             ]
         )
         var form = try HTTPRequest(method: .post, absoluteURL: "https://api.example/update")

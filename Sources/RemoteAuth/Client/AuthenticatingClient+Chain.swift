@@ -72,7 +72,8 @@ extension ScopedAuthenticator {
     ///
     /// - Throws: ``ClientError/Code/plainHTTPRefused`` for an entry whose origin is plain `http`
     ///   on a host that is not loopback, without its opt-in.
-    package static func active(_ list: [ScopedAuthenticator], for request: HTTPRequest) throws -> [ScopedAuthenticator] {
+    package static func active(_ list: [ScopedAuthenticator], for request: HTTPRequest) throws -> [ScopedAuthenticator]
+    {
         let origin = try AuthScope(origin: request)
         return try list.filter { entry in
             guard entry.scope == origin,

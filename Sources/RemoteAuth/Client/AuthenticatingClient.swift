@@ -90,7 +90,10 @@ public struct AuthenticatingClient: Sendable {
         body: [UInt8]? = nil,
         preemptive: Bool? = nil
     ) async throws -> (HTTPResponse, [UInt8]) {
-        try await follow(request, body: body.map(RequestBody.bytes), preemptive: preemptive) { request, body, sensitive in
+        try await follow(request, body: body.map(RequestBody.bytes), preemptive: preemptive) {
+            request,
+            body,
+            sensitive in
             try await roundTrip(request, body: body?.bytes, sensitive: sensitive)
         } inMemory: {
             $0

@@ -1,5 +1,5 @@
-public import HTTPTypes
 import Crypto
+public import HTTPTypes
 
 /// A request body that can be sent more than once: an authenticator's retry and a `307`/`308`
 /// redirect send it again ([RFC 9110 §15.4.8](https://www.rfc-editor.org/rfc/rfc9110#section-15.4.8)),

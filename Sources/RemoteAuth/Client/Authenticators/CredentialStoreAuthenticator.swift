@@ -119,10 +119,18 @@ public actor CredentialStoreAuthenticator: RequestAuthenticator, CustomStringCon
             state = known
             if let pending = state.pending {
                 state.pending = nil
-                try await perform(pending, on: &state.machine, request: attempt.request, body: attempt.body, streamed: attempt.streamedBody != nil)
+                try await perform(
+                    pending,
+                    on: &state.machine,
+                    request: attempt.request,
+                    body: attempt.body,
+                    streamed: attempt.streamedBody != nil
+                )
             }
         } else {
-            state = State(machine: ChallengeStateMachine(party: try machineParty(for: attempt.request), isEnabled: true))
+            state = State(
+                machine: ChallengeStateMachine(party: try machineParty(for: attempt.request), isEnabled: true)
+            )
             let preparation = await lookUpPreparation(
                 for: state.machine.party,
                 request: attempt.request,
@@ -154,7 +162,10 @@ public actor CredentialStoreAuthenticator: RequestAuthenticator, CustomStringCon
     /// - Throws: ``ClientError/Code/authenticationFailed`` when the credential was refused;
     ///   ``ClientError/Code/invalidServerProof`` for a wrong `rspauth`;
     ///   ``ClientError/Code/plainHTTPRefused``.
-    public func judge(_ response: HTTPResponse, to attempt: inout AuthenticationAttempt) async throws
+    public func judge(
+        _ response: HTTPResponse,
+        to attempt: inout AuthenticationAttempt
+    ) async throws
         -> AuthenticationVerdict
     {
         var state: State
@@ -165,7 +176,9 @@ public actor CredentialStoreAuthenticator: RequestAuthenticator, CustomStringCon
             guard response.status == (party == .origin ? .unauthorized : .proxyAuthenticationRequired) else {
                 return .accept
             }
-            state = State(machine: ChallengeStateMachine(party: try machineParty(for: attempt.request), isEnabled: true))
+            state = State(
+                machine: ChallengeStateMachine(party: try machineParty(for: attempt.request), isEnabled: true)
+            )
         }
         defer { attempt[stateKey] = state }
         guard state.machine.isChallenged(by: response) else {
@@ -186,7 +199,13 @@ public actor CredentialStoreAuthenticator: RequestAuthenticator, CustomStringCon
             }
             return .accept
         case .fail:
-            try await perform(action, on: &state.machine, request: attempt.request, body: attempt.body, streamed: attempt.streamedBody != nil)
+            try await perform(
+                action,
+                on: &state.machine,
+                request: attempt.request,
+                body: attempt.body,
+                streamed: attempt.streamedBody != nil
+            )
             return .accept
         case .answerBasic, .answerDigest:
             // Built on the next attempt, from the request as the caller made it.
@@ -241,7 +260,10 @@ public actor CredentialStoreAuthenticator: RequestAuthenticator, CustomStringCon
             }
             throw error
         case .answerBasic(let entry):
-            machine.willSend(.basic(entry.credential), authorization: try entry.credential.basicCredentials.authorization)
+            machine.willSend(
+                .basic(entry.credential),
+                authorization: try entry.credential.basicCredentials.authorization
+            )
         case .answerDigest(let challenge, let entry, let reusedCount):
             let key = DigestProtectionSpaces.Key(origin: machine.party.scope, challenge: challenge)
             let path = request.path ?? "/"

@@ -26,7 +26,10 @@ extension OAuth2.DPoP {
             try Self.prove(&attempt, prover: prover, accessToken: nil)
         }
 
-        public func judge(_ response: HTTPResponse, to attempt: inout AuthenticationAttempt) async throws
+        public func judge(
+            _ response: HTTPResponse,
+            to attempt: inout AuthenticationAttempt
+        ) async throws
             -> AuthenticationVerdict
         {
             Self.answersNonce(response, attempt: &attempt, prover: prover) ? .retry : .accept
@@ -57,7 +60,11 @@ extension OAuth2.DPoP {
 
         /// Remembers the response's nonce; `true` once per request when the server asks for a
         /// retry with a nonce the proof did not carry.
-        static func answersNonce(_ response: HTTPResponse, attempt: inout AuthenticationAttempt, prover: Prover?)
+        static func answersNonce(
+            _ response: HTTPResponse,
+            attempt: inout AuthenticationAttempt,
+            prover: Prover?
+        )
             -> Bool
         {
             guard let prover, let sent = attempt[sent] else { return false }
