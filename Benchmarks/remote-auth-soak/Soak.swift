@@ -11,8 +11,10 @@ import RemoteAuthSandbox
 /// - every refresh renewed a token that had expired (by the client's clock, or within the second
 ///   it rounds to, when the server's `invalid_token` came first), and no access token was
 ///   refreshed twice: one refresh per expiry, never two;
-/// - resident memory and open file descriptors are flat: the last tenth of the run within 10%
-///   of the second tenth (the first is warm-up).
+/// - open file descriptors are flat, and, in a run of 300 s or more, resident memory too: the
+///   last tenth of the run within 10% of the second tenth (the first is warm-up). A shorter run
+///   (CI's minute) reports memory without judging it: the allocator's warm-up lasts about
+///   200,000 requests here, longer than a minute on a slow machine.
 ///
 ///     REMOTE_AUTH_SOAK=1 swift run -c release remote-auth-soak 600
 @main struct Soak {
@@ -134,7 +136,8 @@ import RemoteAuthSandbox
         let last = samples.suffix(tenth)
         let rss = (average(second, \.rss), average(last, \.rss))
         let fds = (average(second, \.fds), average(last, \.fds))
-        let rssFlat = rss.1 <= rss.0 * 1.10
+        let memoryJudged = seconds >= 300
+        let rssFlat = !memoryJudged || rss.1 <= rss.0 * 1.10
         let fdsFlat = fds.1 <= fds.0 * 1.10 + 1
         // A token of 2 s, on a clock of whole seconds, is renewed 2 to 3 s after it was issued.
         let most = Double(seconds) / Double(accessTokenTTL)
@@ -148,6 +151,7 @@ import RemoteAuthSandbox
                 format: "resident memory: %.1f MB in the second tenth, %.1f MB in the last (%+.1f%%)",
                 rss.0 / 1e6, rss.1 / 1e6, rss.0 > 0 ? (rss.1 / rss.0 - 1) * 100 : 0
             ),
+            memoryJudged ? "resident memory: judged (within 10%)" : "resident memory: reported, not judged (runs under 300 s)",
             String(format: "open descriptors: %.1f in the second tenth, %.1f in the last", fds.0, fds.1),
             "resident memory by tenth (MB): "
                 + stride(from: 0, to: samples.count, by: tenth).map { start in
