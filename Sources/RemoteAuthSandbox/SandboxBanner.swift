@@ -8,7 +8,7 @@ public enum SandboxBanner {
           POST \(base)/oauth/request_token        OAuth 1.0a temporary credentials (x_auth_mode=reverse_auth for reverse auth)
           GET  \(base)/oauth/authorize            consent page
           POST \(base)/oauth/access_token         token credentials (x_reverse_auth_target for reverse auth)
-          POST \(base)/1.1/statuses/update.json   status=TEXT (OAuth 1.0a signed, or Bearer with statuses:write)
+          POST \(base)/1.1/statuses/update.json   status=TEXT (OAuth 1.0a signed, Bearer with statuses:write, SigV4 or RFC 9421)
           GET  \(base)/1.1/statuses/home_timeline.json
           GET  \(base)/1.1/account/verify_credentials.json   (reads: Bearer needs statuses:read)
           GET  \(base)/.well-known/oauth-authorization-server   OAuth 2 metadata (also /.well-known/openid-configuration)
@@ -55,6 +55,20 @@ public enum SandboxBanner {
         }
         for key in configuration.awsKeys {
             text += "  aws key \(key.accessKeyID) / \(key.secret)  (\(key.user), SigV4, any region and service)\n"
+        }
+        for key in configuration.httpSignatureKeys {
+            text += "  http signature key \(key.keyID)  (\(key.user), \(key.algorithm), RFC 9421"
+            if key.keyID == SandboxConfiguration.DemoSignatureKeys.clientKeyID {
+                text += "; private key: remote-auth sandbox --write-signature-key FILE"
+            }
+            text += ")\n"
+        }
+        if let key = configuration.httpSignatureResponseKey {
+            text += "  response signature key \(key.keyID)  (\(key.algorithm), signs responses asked for with Accept-Signature"
+            if key.keyID == SandboxConfiguration.DemoSignatureKeys.responseKeyID {
+                text += "; x=\(SandboxConfiguration.DemoSignatureKeys.responsePublicKeyX); public key: --write-response-key FILE"
+            }
+            text += ")\n"
         }
         for user in configuration.users {
             text += "  user \(user.name) / \(user.password)\n"

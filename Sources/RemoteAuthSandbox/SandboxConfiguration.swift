@@ -232,6 +232,11 @@ public struct SandboxConfiguration: Sendable {
     public var oauth2Clients: [OAuth2Client] = []
     /// The AWS Signature Version 4 access keys the status API verifies, each acting for a user.
     public var awsKeys: [AWSKey] = []
+    /// The RFC 9421 client keys the status API verifies HTTP Message Signatures of, by `keyid`.
+    public var httpSignatureKeys: [HTTPSignatureKey] = []
+    /// The key the status API signs its responses with when a request asks (`Accept-Signature`,
+    /// RFC 9421 §5.1); `nil` signs none.
+    public var httpSignatureResponseKey: HTTPMessageSignatures.SigningKey?
     /// The scopes the authorization server grants; a request without `scope` gets them all
     /// ([RFC 6749 §3.3](https://www.rfc-editor.org/rfc/rfc6749#section-3.3)).
     public var oauth2Scopes = ["statuses:read", "statuses:write"]
@@ -307,6 +312,8 @@ public struct SandboxConfiguration: Sendable {
         ]
         configuration.users = [User(name: "alice", password: "wonderland", id: "1001")]
         configuration.awsKeys = [AWSKey(accessKeyID: "AKIDSANDBOX", secret: "sandbox-aws-secret", user: "alice")]
+        configuration.httpSignatureKeys = [DemoSignatureKeys.clientKey]
+        configuration.httpSignatureResponseKey = DemoSignatureKeys.responseSigningKey
         configuration.oauth2Clients = [
             OAuth2Client(id: "demo-app", name: "RemoteAuth Demo App", redirectURIs: ["http://127.0.0.1/callback"]),
             OAuth2Client(
@@ -333,13 +340,17 @@ public struct SandboxConfiguration: Sendable {
         public var users: [User]?
         public var tokens: [SeededToken]?
         public var oauth2Clients: [OAuth2Client]?
+        public var httpSignatureKeys: [HTTPSignatureKey]?
     }
 
     /// Adds the consumers, users and tokens of a JSON configuration file, e.g.
     /// `{"consumers":[{"key":"rsa-app","name":"RSA App","rsaPublicKeyPEM":"-----BEGIN PUBLIC KEY-----\n…"}],
     ///   "users":[{"name":"bob","password":"builder"}],
     ///   "oauth2Clients":[{"id":"my-app","redirectURIs":["http://127.0.0.1/callback"]},
-    ///                    {"id":"my-service","secret":"s3cret"}]}`. Entries replace same-named ones.
+    ///                    {"id":"my-service","secret":"s3cret"}],
+    ///   "httpSignatureKeys":[{"keyID":"my-key","user":"alice","algorithm":"ecdsa-p256-sha256",
+    ///                         "publicKeyPEM":"-----BEGIN PUBLIC KEY-----\n…"}]}` (RFC 9421; hmac-sha256
+    ///   takes `secretBase64`). Entries replace same-named ones.
     public mutating func load(configFile path: String) throws {
         let data: Data
         do {
@@ -385,6 +396,11 @@ public struct SandboxConfiguration: Sendable {
             }
             oauth2Clients.removeAll { $0.id == client.id }
             oauth2Clients.append(client)
+        }
+        for key in file.httpSignatureKeys ?? [] {
+            _ = try key.verificationKey()
+            httpSignatureKeys.removeAll { $0.keyID == key.keyID }
+            httpSignatureKeys.append(key)
         }
         for token in file.tokens ?? [] {
             seededTokens.removeAll { $0.token == token.token }

@@ -13,6 +13,10 @@ struct SandboxRequestContext: RequestContext {
     var bearer: OAuth2Store.AccessToken?
     /// The user of a verified AWS SigV4 request, set by ``BearerAuthenticator``.
     var sigV4User: String?
+    /// The user of a request signed with HTTP Message Signatures (RFC 9421), set by ``BearerAuthenticator``.
+    var messageSignatureUser: String?
+    /// The user of a signed request (SigV4 or RFC 9421).
+    var signedRequestUser: String? { sigV4User ?? messageSignatureUser }
     /// The connection the request came on: its `NIOSSLHandler` knows the client's certificate
     /// (``peerCertificate()``, RFC 8705).
     let channel: (any Channel)?

@@ -6,7 +6,9 @@ import RemoteAuth
 /// A small Twitter-like API under `/1.1`, every call behind ``OAuth1Authenticator`` with an
 /// access token (a protected resource, [RFC 5849 §3](https://www.rfc-editor.org/rfc/rfc5849#section-3)):
 /// post a status, read the timeline, and who am I. An OAuth 2 access token works too
-/// (`Authorization: Bearer`, through ``BearerAuthenticator``).
+/// (`Authorization: Bearer`, through ``BearerAuthenticator``), and so do AWS SigV4 and HTTP
+/// Message Signatures (RFC 9421) with a configured key; responses are signed when asked
+/// (``ResponseSignatureMiddleware``).
 struct StatusAPIRoutes: Sendable {
     let verifier: OAuth1Verifier
     let oauth2: OAuth2Store
@@ -16,15 +18,16 @@ struct StatusAPIRoutes: Sendable {
 
     var collection: RouteCollection<SandboxRequestContext> {
         let routes = RouteCollection(context: SandboxRequestContext.self)
-        routes.add(
-            middleware: BearerAuthenticator(
-                oauth1: OAuth1Authenticator(verifier: verifier, token: .access),
-                store: oauth2,
-                configuration: configuration
-            )
+        let authenticator = BearerAuthenticator(
+            oauth1: OAuth1Authenticator(verifier: verifier, token: .access),
+            store: oauth2,
+            configuration: configuration
         )
+        // Outermost: a response asked for with Accept-Signature is signed, refusals included.
+        routes.add(middleware: ResponseSignatureMiddleware(authenticator: authenticator))
+        routes.add(middleware: authenticator)
         routes.post("statuses/update.json") { request, context in
-            if let user = context.bearer?.name ?? context.sigV4User {
+            if let user = context.bearer?.name ?? context.signedRequestUser {
                 let body = FormFields(decoding: String(decoding: await request.bodyBytes(), as: UTF8.self))
                 return try await update(text: body["status"] ?? request.queryFields["status"], user: user)
             }
@@ -32,7 +35,7 @@ struct StatusAPIRoutes: Sendable {
         }
         routes.get("statuses/home_timeline.json") { request, _ in await homeTimeline(request) }
         routes.get("account/verify_credentials.json") { _, context in
-            if let user = context.bearer?.name ?? context.sigV4User { return SandboxResponse.json(userJSON(user)) }
+            if let user = context.bearer?.name ?? context.signedRequestUser { return SandboxResponse.json(userJSON(user)) }
             return try verifyCredentials(context.requireOAuth1())
         }
         return routes

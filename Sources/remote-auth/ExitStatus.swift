@@ -39,6 +39,11 @@ enum ExitStatus: Int32, CaseIterable {
     /// The chain is trusted but carries none of the `--pin` keys (curl's 90,
     /// `CURLE_SSL_PINNEDPUBKEYNOTMATCH`).
     case pinMismatch = 90
+    /// `request --verify-response-key`: the response carries no RFC 9421 signature that verifies
+    /// with the key, covers what `Accept-Signature` asked for and is fresh; nothing is printed.
+    /// curl has no such failure, and its table ends at 101 (`CURLE_ECH_REQUIRED`): 110 is past
+    /// it, so a script written for curl never reads it as one of curl's.
+    case responseSignatureFailed = 110
 
     var exitCode: ExitCode { ExitCode(rawValue) }
 
@@ -50,7 +55,8 @@ enum ExitStatus: Int32, CaseIterable {
         7 could not connect (refused, unreachable); 22 HTTP status 400 or more with --fail; \
         23 cannot write the -o file; 28 timed out (--connect-timeout, --max-time); 35 TLS handshake \
         failed; 47 too many redirects; 56 connection closed early, not an HTTP answer, or the proxy refused the tunnel; \
-        60 server certificate not trusted; 90 no --pin matched.
+        60 server certificate not trusted; 90 no --pin matched; 110 the response's RFC 9421 signature \
+        did not verify (--verify-response-key).
         """
 
     /// The discussion of a command: `text`, then the exit status table.
@@ -62,6 +68,9 @@ enum ExitStatus: Int32, CaseIterable {
     init(for error: any Error) {
         switch error {
         case let failure as CLIFailure: self = failure.status
+        case is ResponseSignatureRejection: self = .responseSignatureFailed
+        // A request that cannot be signed as asked (a covered field it does not have): bad input.
+        case is HTTPMessageSignatures.Error: self = .usage
         case let error as TransportError: self.init(transport: error)
         case let error as TrustRejection: self = error.code == .pinMismatch ? .pinMismatch : .untrusted
         case let error as ClientError:

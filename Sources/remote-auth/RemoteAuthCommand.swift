@@ -66,7 +66,7 @@ struct Sign: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Print what a signed request would carry, for debugging and for comparing implementations.",
         discussion: ExitStatus.help,
-        subcommands: [SignOAuth1.self, SignBasic.self, SignDigest.self, SignSigV4.self]
+        subcommands: [SignOAuth1.self, SignBasic.self, SignDigest.self, SignSigV4.self, SignHTTPSignature.self]
     )
 }
 

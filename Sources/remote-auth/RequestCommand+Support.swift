@@ -139,6 +139,11 @@ extension RequestCommand {
             CLIFailure("invalid --user: \(error.reason)", status: .usage)
         case let error as DigestError:
             CLIFailure("cannot answer the Digest challenge: \(error.reason)", status: ExitStatus(for: error))
+        case let error as ResponseSignatureRejection:
+            CLIFailure(error.description, status: .responseSignatureFailed)
+        case let error as HTTPMessageSignatures.Error:
+            // Nothing was sent: the request cannot be signed as asked (RFC 9421 §2.5).
+            CLIFailure("cannot sign the request: \(error.reason)", status: .usage)
         default:
             CLIFailure("request failed: \(error)", status: .failure)
         }

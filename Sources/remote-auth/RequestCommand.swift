@@ -233,6 +233,9 @@ struct RequestCommand: AsyncParsableCommand {
     @OptionGroup(title: "TLS")
     var tlsOptions: TLSOptions
 
+    @OptionGroup(title: "HTTP Message Signatures (RFC 9421)")
+    var httpSignature: HTTPSignatureOptions
+
     @Argument(help: "The absolute http or https URL.")
     var url: String
 
@@ -300,6 +303,7 @@ struct RequestCommand: AsyncParsableCommand {
             if fields[.contentType] == nil { fields[.contentType] = payload.contentType }
         }
         request.headerFields = fields
+        let messageSignature = try httpSignature.authenticator(for: &request, hasBody: body != nil)
         let store = InMemoryCredentialStore()
         // With --aws-sigv4, --user is the access key (KEY:SECRET), as curl reads it.
         let sigV4 = try awsSigV4.map { try SignSigV4.signer(provider: $0, user: user, securityToken: nil) }
@@ -417,6 +421,9 @@ struct RequestCommand: AsyncParsableCommand {
                 authenticators.append(
                     ScopedAuthenticator(AWS.SigV4Authenticator(signer: sigV4), for: origin, allowingPlainHTTP: plainHTTP)
                 )
+            }
+            if let messageSignature {
+                authenticators.append(ScopedAuthenticator(messageSignature, for: origin, allowingPlainHTTP: plainHTTP))
             }
             let client = AuthenticatingClient(
                 transport: wire,

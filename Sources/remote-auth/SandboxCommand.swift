@@ -65,6 +65,24 @@ struct SandboxCommand: AsyncParsableCommand {
     )
     var writeCertificate: String?
 
+    @Option(
+        name: .customLong("write-signature-key"),
+        help: ArgumentHelp(
+            "Write alice's RFC 9421 test private key (Ed25519, PEM, mode 0600) here, for request --signature-key (keyid sandbox-alice-ed25519).",
+            valueName: "file"
+        )
+    )
+    var writeSignatureKey: String?
+
+    @Option(
+        name: .customLong("write-response-key"),
+        help: ArgumentHelp(
+            "Write the public key (PEM) the sandbox signs responses with, for request --verify-response-key.",
+            valueName: "file"
+        )
+    )
+    var writeResponseKey: String?
+
     @Flag(help: "Do not log requests on stderr.")
     var quiet = false
 
@@ -156,6 +174,7 @@ struct SandboxCommand: AsyncParsableCommand {
                 throw CLIFailure("bad configuration: \(error.reason)")
             }
         }
+        try writeSignatureKeys()
         var pin: String? = nil
         if !(tls || cert != nil || key != nil), clientCA != nil || writeCertificate != nil {
             throw CLIFailure("missing option: --client-ca and --write-certificate need --tls")
@@ -242,6 +261,25 @@ struct SandboxCommand: AsyncParsableCommand {
             throw CLIFailure("cannot start the sandbox: \(error.reason)")
         } catch {
             throw CLIFailure("cannot start the sandbox: \(error)")
+        }
+    }
+}
+
+extension SandboxCommand {
+    /// `--write-signature-key` and `--write-response-key`: the demo's fixed RFC 9421 test keys,
+    /// written before the sandbox starts (the private one readable by its owner only).
+    func writeSignatureKeys() throws {
+        let keys = SandboxConfiguration.DemoSignatureKeys.self
+        for (path, text, mode) in [
+            (writeSignatureKey, keys.clientPrivateKeyPEM, 0o600), (writeResponseKey, keys.responsePublicKeyPEM, 0o644),
+        ] {
+            guard let path else { continue }
+            guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: mode])
+            else {
+                throw CLIFailure("cannot write the key to '\(path)'", status: .writeError)
+            }
+            // createFile keeps the mode of a file that already exists.
+            try? FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: path)
         }
     }
 }

@@ -4,7 +4,7 @@ import Testing
 /// One table of exit statuses (curl's numbers), shown in every command's help.
 @Suite(.timeLimit(.minutes(5))) struct ExitStatusCLITests {
     static let table =
-        "Exit status (curl's numbers, so that scripts written for curl keep working): 0 success; 1 other failures, and with `request` an HTTP status of 400 or more or a refused credential (22 instead with --fail); 2 usage error or bad input, nothing sent; 6 host not found; 7 could not connect (refused, unreachable); 22 HTTP status 400 or more with --fail; 23 cannot write the -o file; 28 timed out (--connect-timeout, --max-time); 35 TLS handshake failed; 47 too many redirects; 56 connection closed early, not an HTTP answer, or the proxy refused the tunnel; 60 server certificate not trusted; 90 no --pin matched."
+        "Exit status (curl's numbers, so that scripts written for curl keep working): 0 success; 1 other failures, and with `request` an HTTP status of 400 or more or a refused credential (22 instead with --fail); 2 usage error or bad input, nothing sent; 6 host not found; 7 could not connect (refused, unreachable); 22 HTTP status 400 or more with --fail; 23 cannot write the -o file; 28 timed out (--connect-timeout, --max-time); 35 TLS handshake failed; 47 too many redirects; 56 connection closed early, not an HTTP answer, or the proxy refused the tunnel; 60 server certificate not trusted; 90 no --pin matched; 110 the response's RFC 9421 signature did not verify (--verify-response-key)."
 
     @Test(arguments: [
         [], ["request"], ["sign"], ["sign", "oauth1"], ["sign", "basic"], ["sign", "digest"], ["authorize"],

@@ -153,6 +153,70 @@ extension HTTPMessageSignatures {
             self.init(name: name, parameters: parameters)
         }
 
+        /// Reads a list of identifiers written as in a `Signature-Input` inner list, separated by
+        /// spaces, where a bare name stands for its quoted string: `@method @target-uri
+        /// content-digest`, `"@query-param";name="id"`, `signature;req;key="sig1"`
+        /// ([RFC 9421 §2](https://www.rfc-editor.org/rfc/rfc9421#section-2)).
+        /// - Throws: ``Error/Code/malformedSignatureInput`` when the text is not such a list,
+        ///   ``Error/Code/invalidComponent`` for a parameter RFC 9421 does not define or a name
+        ///   that is not lowercase.
+        public static func list(parsing text: String) throws -> [ComponentIdentifier] {
+            // Quote each bare name (up to its first ';'), outside quoted strings.
+            var quoted = ""
+            var inString = false
+            var escaped = false
+            var atWordStart = true
+            var inBareName = false
+            for character in text {
+                if inString {
+                    quoted.append(character)
+                    if escaped {
+                        escaped = false
+                    } else if character == "\\" {
+                        escaped = true
+                    } else if character == "\"" {
+                        inString = false
+                    }
+                    continue
+                }
+                if character == " " {
+                    if inBareName { quoted.append("\"") }
+                    inBareName = false
+                    atWordStart = true
+                    quoted.append(character)
+                    continue
+                }
+                if atWordStart {
+                    atWordStart = false
+                    if character != "\"" {
+                        inBareName = true
+                        quoted.append("\"")
+                    }
+                }
+                if inBareName, character == ";" {
+                    quoted.append("\"")
+                    inBareName = false
+                }
+                if character == "\"" { inString = true }
+                quoted.append(character)
+            }
+            if inBareName { quoted.append("\"") }
+            let members: [ItemOrInnerList]
+            do { members = try StructuredFields.parseList("(" + quoted + ")") } catch {
+                throw Error(
+                    .malformedSignatureInput,
+                    "the components are not a list of names or structured strings (RFC 9421 §2)"
+                )
+            }
+            guard members.count == 1, case .innerList(let list) = members[0] else {
+                throw Error(.malformedSignatureInput, "the components are not one list (RFC 9421 §2)")
+            }
+            guard list.rfc9651Parameters.isEmpty else {
+                throw Error(.malformedSignatureInput, "the components list has parameters of its own")
+            }
+            return try list.bareInnerList.map { try ComponentIdentifier(item: $0) }
+        }
+
         public static func == (lhs: Self, rhs: Self) -> Bool {
             lhs.name == rhs.name && Set(lhs.parameters) == Set(rhs.parameters)
         }

@@ -27,6 +27,16 @@ struct BearerAuthenticator: RouterMiddleware {
             context.sigV4User = try await verifySigV4(request)
             return try await next(request, context)
         }
+        if authorizations.isEmpty, !request.headers[values: HTTPMessageSignatures.signatureInputField].isEmpty,
+            !configuration.httpSignatureKeys.isEmpty
+        {
+            // RFC 9421 in place of a token: collected once, for the digest check and the route.
+            var request = request
+            _ = try await request.collectBody(upTo: 1 << 20)
+            var context = context
+            context.messageSignatureUser = try await verifyMessageSignature(request)
+            return try await next(request, context)
+        }
         let record: OAuth2Store.AccessToken
         if authorizations.count == 1, let authorization = authorizations.first,
             let token = Self.dpopToken(authorization)
