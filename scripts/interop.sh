@@ -11,6 +11,9 @@
 #   Authlib, requests-oauthlib (PyPI)   drive the sandbox's OAuth 2 authorization server through every grant
 #   Authlib (PyPI)    plays an OAuth 2 authorization server: remote-auth authorize oauth2 (code + PKCE,
 #                     device, client credentials), request --profile (refresh), token, revoke
+#   http-message-signatures (PyPI) RFC 9421, every algorithm both implement: it signs requests the
+#                     sandbox verifies and verifies the sandbox's signed responses; it verifies what
+#                     `remote-auth sign http-signature` signs (Content-Digest included)
 #   joserfc (PyPI)    and `remote-auth jwt` sign, verify and thumbprint each other's JWS and JWKs:
 #                     ES256, RS256, PS256, EdDSA, HS256; tampered, none, crit, unknown kid refused
 #   Authlib + joserfc (PyPI) an OpenID provider checking remote-auth's private_key_jwt and issuing
@@ -67,7 +70,7 @@ if ! { [ -x "$venv/bin/python" ] || python3 -m venv "$venv"; } ||
     exit 1
 fi
 export PATH="$venv/bin:$PATH"
-python3 -c "import oauthlib, jwt, cryptography, requests, selenium, httpbin, authlib, requests_oauthlib, joserfc, botocore" 2>/dev/null ||
+python3 -c "import oauthlib, jwt, cryptography, requests, selenium, httpbin, authlib, requests_oauthlib, joserfc, botocore, http_message_signatures" 2>/dev/null ||
     { echo "interop: a Python peer is not importable" >&2; exit 1; }
 command -v gunicorn >/dev/null || { echo "interop: gunicorn is not on PATH after installing it" >&2; exit 1; }
 echo "interop: $(curl --version | head -n 1 | cut -d' ' -f1-2), $(openssl version | cut -d' ' -f1-2)," \
@@ -113,6 +116,9 @@ step authlib-provider python3 scripts/interop/authlib_provider.py "$binary"
 
 echo "interop: botocore's SigV4 signers and remote-auth sign sigv4 give the same Authorization values and presigned URLs"
 step sigv4-botocore python3 scripts/interop/sigv4_botocore.py "$binary" 300
+
+echo "interop: http-message-signatures (PyPI) and RemoteAuth verify each other's RFC 9421 signatures, every algorithm"
+step http-signatures-pyhms python3 scripts/interop/http_signatures_pyhms.py "$binary"
 
 echo "interop: joserfc (PyPI) and remote-auth jwt read each other's JWS, every algorithm"
 step jose-joserfc python3 scripts/interop/jose_joserfc.py "$binary"
