@@ -103,6 +103,28 @@ final class Passes: Sendable {
         }
     }
 
+    /// A stream that yields fewer or more bytes than its declared length fails the request
+    /// with `invalidBody`, over the wire too: AsyncHTTPClient is not left to frame it.
+    @Test(arguments: ["short", "long"]) func aStreamOfTheWrongLengthFails(_ kind: String) async throws {
+        try await Sandbox.withSandbox { sandbox in
+            try await AsyncHTTPClientTransport.withTransport { ahc in
+                let bytes = Array("status=wrong%20length".utf8)
+                let body = RequestBody.stream(length: kind == "short" ? bytes.count + 5 : bytes.count - 5) {
+                    AsyncThrowingStream { continuation in
+                        continuation.yield(bytes)
+                        continuation.finish()
+                    }
+                }
+                var request = try HTTPRequest(method: .post, absoluteURL: sandbox.baseURL + "/digest/SHA-256/auth/")
+                request.headerFields[.contentType] = "application/x-www-form-urlencoded"
+                let error = await #expect(throws: ClientError.self) {
+                    _ = try await AuthenticatingClient(transport: ahc).stream(request, body: body)
+                }
+                #expect(error?.code == .invalidBody)
+            }
+        }
+    }
+
     /// A response larger than the transport's limit fails while it is read, with
     /// `responseTooLarge`; below it, it arrives whole.
     @Test func responseLimitHoldsWhileStreaming() async throws {
