@@ -394,22 +394,22 @@ struct AuthorizeOAuth2: AsyncParsableCommand {
         } else {
             origins = try Array(Set(resource.map { try AuthScope(url: $0).origin.description })).sorted()
         }
+        // The server as configured (every endpoint, and the metadata document when discovered).
         return OAuth2.Session(
+            server: server,
+            registration: OAuth2.ClientRegistration(
+                clientID: client.id,
+                authenticationMethod: .init(rawValue: client.authentication.methodName),
+                clientSecret: secret.map { Secret($0) },
+                keyReference: clientKeyReference
+            ),
             tokens: tokens,
-            issuer: server.issuer,
-            tokenEndpoint: tokenEndpoint,
-            revocationEndpoint: server.revocationEndpoint,
-            introspectionEndpoint: server.introspectionEndpoint,
-            clientID: client.id,
-            clientAuthentication: .init(rawValue: client.authentication.methodName),
-            clientSecret: secret.map { Secret($0) },
-            scope: tokens.scope ?? (requestedScopes.isEmpty ? nil : requestedScopes),
-            resourceOrigins: origins,
-            clientKeyReference: clientKeyReference,
             // A client credentials profile is renewed by a new grant at expiry (RFC 6749 §4.4),
             // for the same resources (RFC 8707).
             grant: clientCredentials ? .clientCredentials : device ? .deviceCode : .authorizationCode,
-            resources: resource.isEmpty ? nil : resource
+            scope: tokens.scope ?? (requestedScopes.isEmpty ? nil : requestedScopes),
+            resources: resource.isEmpty ? nil : resource,
+            resourceOrigins: origins
         )
     }
 }

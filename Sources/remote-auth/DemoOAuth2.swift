@@ -183,10 +183,9 @@ extension DemoCommand.Context {
         _ tokens: OAuth2.Tokens
     ) async throws -> (OAuth2.TokenSession, AuthenticatingClient) {
         let session = OAuth2.Session(
+            server: flow.server,
+            registration: OAuth2.ClientRegistration(flow.client),
             tokens: tokens,
-            issuer: flow.server.issuer,
-            tokenEndpoint: try requireValue(flow.server.tokenEndpoint, "no token endpoint"),
-            clientID: flow.client.id,
             scope: tokens.scope,
             resourceOrigins: [base]
         )

@@ -72,6 +72,13 @@ struct OAuth2Profile: Sendable {
         if let introspection = session.introspectionEndpoint {
             lines.append("introspection endpoint: \(introspection)")
         }
+        let server = session.server
+        if let endpoint = server.authorizationEndpoint { lines.append("authorization endpoint: \(endpoint)") }
+        if let endpoint = server.pushedAuthorizationRequestEndpoint { lines.append("par endpoint: \(endpoint)") }
+        if let endpoint = server.deviceAuthorizationEndpoint { lines.append("device endpoint: \(endpoint)") }
+        if let metadata = server.metadata {
+            lines.append("metadata: as discovered from \(metadata.issuer) (\(server.requiresIssuerParameter ? "" : "no ")iss in redirects)")
+        }
         lines.append("client: \(session.clientID) (\(session.clientAuthentication.rawValue))")
         if session.clientSecret != nil { lines.append("client secret: <redacted>") }
         if let grant = session.grant { lines.append("grant: \(grant)") }

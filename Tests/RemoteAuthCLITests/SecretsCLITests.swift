@@ -95,7 +95,11 @@ import Testing
             let proxy = spelling[0].contains("U") || spelling[0] == "--proxy-user" ? ["-x", server.base] : []
             process.arguments = ["request", "--max-time", "120"] + proxy + spelling + ["-s", server.base + "/"]
             process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
+            // Kept, so that a run that ends early says why.
+            let errors = FileManager.default.temporaryDirectory.appendingPathComponent("secrets-\(UUID()).err")
+            _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
+            defer { try? FileManager.default.removeItem(at: errors) }
+            process.standardError = try FileHandle(forWritingTo: errors)
             try process.run()
             defer { process.terminate() }
             var seen = ""
@@ -109,7 +113,8 @@ import Testing
                 seen = String(decoding: bytes.map { $0 == 0 ? UInt8(ascii: " ") : $0 }, as: UTF8.self)
                 if seen.contains("*") { break }
             }
-            #expect(seen.contains("*"), "\(seen)")
+            let ended = process.isRunning ? "running" : "exited \(process.terminationStatus): \((try? String(contentsOf: errors, encoding: .utf8)) ?? "")"
+            #expect(seen.contains("*"), "\(seen) (\(ended))")
             #expect(!seen.contains("sekrit"), "\(seen)")
             process.terminate()
             await CLI.exited(process)

@@ -305,9 +305,10 @@ import Testing
         #expect(restored.thumbprint == prover.thumbprint)
         #expect(!"\(session)".contains(session.dpopKey!.d!.reveal()))
         #expect("\(session)".contains("dpopKey: jkt \(prover.thumbprint)"))
-        // A file written before DPoP.
+        #expect(String(decoding: data, as: UTF8.self).contains(#""binding":{"dpopKey":{"#))
+        // A file written without a key (before DPoP, or not bound).
         var object = try JSONSerialization.jsonObject(with: data) as! [String: Any]
-        object["dpopKey"] = nil
+        object["binding"] = nil
         let old = try JSONDecoder().decode(
             OAuth2.Session.self,
             from: JSONSerialization.data(withJSONObject: object)

@@ -23,7 +23,7 @@ import Testing
         let data = try encoder.encode(StoredSession.oauth2(Self.session))
         let json = String(decoding: data, as: UTF8.self)
         #expect(json.hasPrefix(#"{"kind":"oauth2","oauth2":{"#))
-        #expect(json.contains(#""clientAuthentication":"client_secret_basic""#))
+        #expect(json.contains(#""registration":{"authenticationMethod":"client_secret_basic","clientID":"demo-service""#))
         #expect(json.contains(#""refreshToken":"refresh-XYZ""#))  // Stores keep the secrets.
         #expect(json.contains(#""resourceOrigins":["https:\/\/api.example"]"#))
         let decoded = try JSONDecoder().decode(StoredSession.self, from: data)

@@ -902,13 +902,20 @@ def check_saved(profile, label, access, refresh, client_id, auth, secret, scope,
           f"{label}: expiresAt is the response time + expires_in ({ttl} s)",
           f"expiresAt {expires_at}, issued at {issued_at:.0f}")
     rest = {k: v for k, v in saved.items() if k != "tokens"}
-    wanted = {"issuer": BASE, "tokenEndpoint": BASE + "/token", "revocationEndpoint": BASE + "/revoke",
-              "introspectionEndpoint": BASE + "/introspect", "clientID": client_id, "clientAuthentication": auth,
-              "scope": scope.split(), "resourceOrigins": [BASE], "grant": grant}
+    # The server as discovered: every endpoint, and the metadata document exactly as served.
+    server = {"issuer": BASE, "authorizationEndpoint": BASE + "/authorize", "tokenEndpoint": BASE + "/token",
+              "deviceAuthorizationEndpoint": BASE + "/device_authorization", "revocationEndpoint": BASE + "/revoke",
+              "introspectionEndpoint": BASE + "/introspect", "requiresIssuerParameter": True,
+              "requiresPushedAuthorizationRequests": False, "metadata": metadata()}
+    registration = {"clientID": client_id, "authenticationMethod": auth}
     if secret is not None:
-        wanted["clientSecret"] = secret
-    check(rest == wanted, f"{label}: the saved session's endpoints, client and origins",
-          {k: ("<secret>" if k == "clientSecret" else v) for k, v in rest.items()})
+        registration["clientSecret"] = secret
+    wanted = {"server": server, "registration": registration, "scope": scope.split(), "resourceOrigins": [BASE],
+              "grant": grant}
+    shown = dict(rest)
+    if "clientSecret" in (shown.get("registration") or {}):
+        shown["registration"] = dict(shown["registration"], clientSecret="<secret>")
+    check(rest == wanted, f"{label}: the saved session's server, client registration and origins", shown)
 
 
 def issued_since(mark, grant_type):

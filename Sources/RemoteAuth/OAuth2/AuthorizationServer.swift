@@ -22,6 +22,12 @@ extension OAuth2 {
         /// a ``Flow`` whose client authenticates with its TLS certificate uses them
         /// (``usingMutualTLSAliases()``).
         public var mutualTLSEndpointAliases: ServerMetadata.MutualTLSEndpointAliases?
+        /// The metadata document as fetched, every member kept (``ServerMetadata/additionalParameters``
+        /// holds those not named there), for a server configured from discovery
+        /// ([RFC 8414 §3.2](https://www.rfc-editor.org/rfc/rfc8414#section-3.2)); `nil` for one
+        /// configured by hand. A stored session keeps it, so a restored one knows every endpoint
+        /// the server named (`userinfo_endpoint`, `registration_endpoint`, `jwks_uri`, ...).
+        public var metadata: ServerMetadata?
 
         public init(
             issuer: String? = nil,
@@ -33,7 +39,8 @@ extension OAuth2 {
             requiresIssuerParameter: Bool = false,
             pushedAuthorizationRequestEndpoint: String? = nil,
             requiresPushedAuthorizationRequests: Bool = false,
-            mutualTLSEndpointAliases: ServerMetadata.MutualTLSEndpointAliases? = nil
+            mutualTLSEndpointAliases: ServerMetadata.MutualTLSEndpointAliases? = nil,
+            metadata: ServerMetadata? = nil
         ) {
             self.issuer = issuer
             self.authorizationEndpoint = authorizationEndpoint
@@ -45,15 +52,16 @@ extension OAuth2 {
             self.pushedAuthorizationRequestEndpoint = pushedAuthorizationRequestEndpoint
             self.requiresPushedAuthorizationRequests = requiresPushedAuthorizationRequests
             self.mutualTLSEndpointAliases = mutualTLSEndpointAliases
+            self.metadata = metadata
         }
 
         private enum CodingKeys: String, CodingKey {
             case issuer, authorizationEndpoint, tokenEndpoint, deviceAuthorizationEndpoint, revocationEndpoint
             case introspectionEndpoint, requiresIssuerParameter, pushedAuthorizationRequestEndpoint
-            case requiresPushedAuthorizationRequests, mutualTLSEndpointAliases
+            case requiresPushedAuthorizationRequests, mutualTLSEndpointAliases, metadata
         }
 
-        /// Reads what ``encode(to:)`` wrote, including encodings from before PAR's members.
+        /// Reads what ``encode(to:)`` wrote, including encodings from before PAR's members and ``metadata``.
         public init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             self.init(
@@ -69,7 +77,8 @@ extension OAuth2 {
                 pushedAuthorizationRequestEndpoint: try container.decodeIfPresent(
                     String.self, forKey: .pushedAuthorizationRequestEndpoint),
                 requiresPushedAuthorizationRequests: try container.decodeIfPresent(
-                    Bool.self, forKey: .requiresPushedAuthorizationRequests) ?? false
+                    Bool.self, forKey: .requiresPushedAuthorizationRequests) ?? false,
+                metadata: try container.decodeIfPresent(ServerMetadata.self, forKey: .metadata)
             )
             if let aliases = try container.decodeIfPresent(
                 [String: JSONValue].self,
@@ -95,6 +104,7 @@ extension OAuth2 {
             )
             try container.encode(requiresPushedAuthorizationRequests, forKey: .requiresPushedAuthorizationRequests)
             try container.encodeIfPresent(mutualTLSEndpointAliases?.members, forKey: .mutualTLSEndpointAliases)
+            try container.encodeIfPresent(metadata, forKey: .metadata)
         }
 
         /// The same server with each endpoint that has an `mtls_endpoint_aliases` entry replaced
@@ -113,7 +123,7 @@ extension OAuth2 {
             return server
         }
 
-        /// The endpoints and the issuer of discovered metadata.
+        /// The endpoints and the issuer of discovered metadata, and the document itself (``metadata``).
         public init(metadata: ServerMetadata) {
             self.init(
                 issuer: metadata.issuer,
@@ -125,7 +135,8 @@ extension OAuth2 {
                 requiresIssuerParameter: metadata.authorizationResponseIssParameterSupported,
                 pushedAuthorizationRequestEndpoint: metadata.pushedAuthorizationRequestEndpoint,
                 requiresPushedAuthorizationRequests: metadata.requirePushedAuthorizationRequests,
-                mutualTLSEndpointAliases: metadata.mutualTLSEndpointAliases
+                mutualTLSEndpointAliases: metadata.mutualTLSEndpointAliases,
+                metadata: metadata
             )
         }
 

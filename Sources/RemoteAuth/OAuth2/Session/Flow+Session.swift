@@ -62,21 +62,22 @@ extension OAuth2.Flow {
         resourceIndicators: [String]?
     ) async throws -> OAuth2.TokenSession {
         let origins = try resources.map { try AuthScope(url: $0).origin.description }
+        guard server.tokenEndpoint != nil else {
+            throw OAuth2.Error(.invalidConfiguration, "the authorization server has no token endpoint configured")
+        }
+        // The server as configured (every endpoint, the metadata document) and the client's
+        // registration with its secret, so that another process renews without this flow.
         let session = OAuth2.Session(
+            server: server,
+            registration: OAuth2.ClientRegistration(client),
             tokens: tokens,
-            issuer: server.issuer,
-            tokenEndpoint: server.tokenEndpoint ?? "",
-            revocationEndpoint: server.revocationEndpoint,
-            introspectionEndpoint: server.introspectionEndpoint,
-            clientID: client.id,
-            clientAuthentication: .init(rawValue: client.authentication.methodName),
-            scope: scope ?? tokens.scope,
-            resourceOrigins: origins,
-            dpopKey: dpop?.privateJWK,
-            // Core §12.2: a later process validates refreshed ID tokens, and can call UserInfo.
-            openIDProvider: openIDConnect.flatMap(OAuth2.Session.OpenIDProvider.init(relyingParty:)),
             grant: grant,
-            resources: resourceIndicators
+            scope: scope ?? tokens.scope,
+            resources: resourceIndicators,
+            resourceOrigins: origins,
+            binding: .init(dpopKey: dpop?.privateJWK),
+            // Core §12.2: a later process validates refreshed ID tokens, and can call UserInfo.
+            openIDProvider: openIDConnect.flatMap(OAuth2.Session.OpenIDProvider.init(relyingParty:))
         )
         try await store.save(.oauth2(session), service: service, account: account)
         return try OAuth2.TokenSession(

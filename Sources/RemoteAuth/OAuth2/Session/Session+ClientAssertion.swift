@@ -68,12 +68,7 @@ extension OAuth2.Session {
         random: RandomSource
     ) throws -> OAuth2.Flow {
         var flow = OAuth2.Flow(
-            server: OAuth2.AuthorizationServer(
-                issuer: issuer,
-                tokenEndpoint: tokenEndpoint,
-                revocationEndpoint: revocationEndpoint,
-                introspectionEndpoint: introspectionEndpoint
-            ),
+            server: server,
             client: try client(assertionKey: assertionKey, now: now, random: random),
             transport: transport,
             now: now

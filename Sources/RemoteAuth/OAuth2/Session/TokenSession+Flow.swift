@@ -13,16 +13,11 @@ extension OAuth2.Session {
         )
     }
 
-    /// The flow that refreshes, revokes and introspects this session's tokens, at the endpoints
-    /// it was signed in with.
+    /// The flow that refreshes, revokes and introspects this session's tokens, at the server it
+    /// was signed in with (every endpoint it named: ``server``).
     public func flow(over transport: any HTTPTransport, now: @escaping @Sendable () -> Int64) throws -> OAuth2.Flow {
         var flow = OAuth2.Flow(
-            server: OAuth2.AuthorizationServer(
-                issuer: issuer,
-                tokenEndpoint: tokenEndpoint,
-                revocationEndpoint: revocationEndpoint,
-                introspectionEndpoint: introspectionEndpoint
-            ),
+            server: server,
             client: try client(),
             transport: transport,
             now: now
