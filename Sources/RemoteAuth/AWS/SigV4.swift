@@ -203,10 +203,9 @@ extension AWS {
             extraQuery: [(String, String)],
             payloadHash: String
         ) throws -> (text: String, signedHeaders: String) {
-            let target = request.path ?? "/"
-            let mark = target.firstIndex(of: "?")
-            let path = String(target[..<(mark ?? target.endIndex)])
-            let query = mark.map { String(target[target.index(after: $0)...]) } ?? ""
+            let target = request.target
+            let path = String(target.path)
+            let query = String(target.query ?? "")
             let headers = try Self.canonicalHeaders(request)
             let text = [
                 request.method.rawValue,

@@ -230,7 +230,7 @@ extension HTTPMessageSignatures {
             )
         }
         let target = request.path ?? ""
-        let mark = target.firstIndex(of: "?")
+        let split = RequestTarget(target)
         switch component.name {
         case "@method":
             // §2.2.1: the method as sent (case-sensitive).
@@ -262,16 +262,14 @@ extension HTTPMessageSignatures {
             return target
         case "@path":
             // §2.2.6: the absolute path, without the query; empty is "/".
-            let path = String(target[..<(mark ?? target.endIndex)])
-            return path.isEmpty ? "/" : path
+            return split.path.isEmpty ? "/" : String(split.path)
         case "@query":
             // §2.2.7: the query with its leading "?"; an absent query is "?" alone.
-            guard let mark else { return "?" }
-            return String(target[mark...])
+            return "?" + (split.query ?? "")
         case "@query-param":
             return try queryParameterValue(
                 component,
-                query: mark.map { String(target[target.index(after: $0)...]) } ?? ""
+                query: String(split.query ?? "")
             )
         case "@signature-params":
             throw Error(.invalidComponent, "@signature-params cannot be a covered component (RFC 9421 §2.3)")

@@ -136,12 +136,7 @@ extension OAuth1 {
         ///   when `oauth_token` is another token (or missing), `.missingVerifier`, `.malformedResponse`
         ///   for a query that is not form-encoded.
         public func verifier(fromCallback url: String, for requestToken: RequestToken) throws -> String {
-            let query: Substring
-            if let mark = url.firstIndex(of: "?") {
-                query = url[url.index(after: mark)...].prefix { $0 != "#" }
-            } else {
-                query = ""
-            }
+            let query = Substring(URIReference(parsing: url).query ?? "")
             let parameters: [(name: String, value: String)]
             do {
                 parameters = try FormURLEncoding.decode(query)

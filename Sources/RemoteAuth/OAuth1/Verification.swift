@@ -54,10 +54,9 @@ extension OAuth1 {
                 headerParameters = parsed.parameters
             }
             // Query (§3.5.3) and form body (§3.5.2).
-            let path = request.path ?? "/"
             var queryParameters: [Parameter] = []
-            if let mark = path.firstIndex(of: "?") {
-                queryParameters = try OAuth1.formParameters(path[path.index(after: mark)...])
+            if let query = request.target.query {
+                queryParameters = try OAuth1.formParameters(query)
             }
             var bodyParameters: [Parameter] = []
             if FormURLEncoding.isFormEncoded(request.headerFields), let body, !body.isEmpty {
@@ -153,7 +152,7 @@ extension OAuth1 {
             let baseStringURI = try SignatureBaseString.baseStringURIBytes(
                 scheme: scheme,
                 authority: authority,
-                path: path
+                path: request.path ?? "/"
             )
             // The base string (§3.4.1), built as the signer builds it: every name and value
             // encoded twice in one pass, sorted by index, copied out.

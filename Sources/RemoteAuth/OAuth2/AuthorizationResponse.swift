@@ -118,21 +118,15 @@ extension OAuth2 {
 
         /// The fragment's parameters if the URL has a non-empty fragment, else the query's.
         init(_ url: String) throws {
-            guard let colon = url.firstIndex(of: ":"), url.startIndex != colon,
-                url[..<colon].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) })
+            // RFC 3986 Appendix B's split, the one the redirect handling uses.
+            let reference = URIReference(parsing: url)
+            guard let scheme = reference.scheme,
+                scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) })
             else {
                 throw OAuth2.Error(.malformedResponse, "the redirect is not an absolute URL")
             }
-            var rest = url[url.index(after: colon)...]
-            var fragment: Substring = ""
-            if let hash = rest.firstIndex(of: "#") {
-                fragment = rest[rest.index(after: hash)...]
-                rest = rest[..<hash]
-            }
-            var query: Substring = ""
-            if let question = rest.firstIndex(of: "?") {
-                query = rest[rest.index(after: question)...]
-            }
+            let fragment = Substring(reference.fragment ?? "")
+            let query = Substring(reference.query ?? "")
             hasQuery = !query.isEmpty
             component = fragment.isEmpty ? .query : .fragment
             do {

@@ -44,9 +44,8 @@ extension OAuth2 {
             guard !resource.contains("?"), !resource.contains("#") else {
                 throw OAuth2.Error(.invalidConfiguration, "a resource identifier has no query or fragment (RFC 9728 §1.2): '\(resource)'")
             }
-            let request = try HTTPRequest(method: .get, absoluteURL: resource)
-            let origin = (request.scheme ?? "https") + "://" + (request.authority ?? "")
-            var path = Substring(resource.dropFirst(origin.count))
+            let origin = try HTTPRequest(method: .get, absoluteURL: resource).originPrefix
+            var path = Substring(URIReference(parsing: resource).path)
             while path.hasSuffix("/") { path = path.dropLast() }
             return origin + "/.well-known/oauth-protected-resource" + path
         }

@@ -210,9 +210,8 @@ extension OAuth2 {
                     "an issuer has no query or fragment (RFC 8414 §2): '\(issuer)'"
                 )
             }
-            let request = try HTTPRequest(method: .get, absoluteURL: issuer)
-            let origin = (request.scheme ?? "https") + "://" + (request.authority ?? "")
-            var path = Substring(issuer.dropFirst(origin.count))
+            let origin = try HTTPRequest(method: .get, absoluteURL: issuer).originPrefix
+            var path = Substring(URIReference(parsing: issuer).path)
             while path.hasSuffix("/") { path = path.dropLast() }
             switch document {
             case .oauthAuthorizationServer:

@@ -76,7 +76,7 @@ package struct DigestProtectionSpaces: Sendable {
             let domainPath = Self.path(of: uri)
             if !prefixes.contains(domainPath) { prefixes.append(domainPath) }
         }
-        let pathOnly = path.firstIndex(of: "?").map { String(path[..<$0]) } ?? path
+        let pathOnly = RequestTarget(path).path
         let directory = pathOnly.lastIndex(of: "/").map { String(pathOnly[...$0]) } ?? "/"
         if !prefixes.contains(directory) { prefixes.append(directory) }
         uses += 1
@@ -98,8 +98,9 @@ package struct DigestProtectionSpaces: Sendable {
 
     /// The path of a `domain` URI, which may be absolute or an absolute path.
     static func path(of uri: String) -> String {
-        guard let colon = uri.firstIndex(of: ":"), uri[colon...].hasPrefix("://") else { return uri }
-        let rest = uri[uri.index(colon, offsetBy: 3)...]
-        return rest.firstIndex(of: "/").map { String(rest[$0...]) } ?? "/"
+        let reference = URIReference(parsing: uri)
+        guard reference.scheme != nil, reference.authority != nil else { return uri }
+        // RFC 3986 §6.2.3: an empty path of an absolute URI is "/"; spaces are path prefixes.
+        return reference.path.isEmpty ? "/" : reference.path
     }
 }
