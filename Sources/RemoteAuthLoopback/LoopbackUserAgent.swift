@@ -14,20 +14,25 @@ public struct LoopbackUserAgent: SignInUserAgent {
     let open: @Sendable (String) -> Void
     let timeout: Duration
     let onIgnored: @Sendable (String) -> Void
+    let onListening: @Sendable (String) -> Void
 
     /// - Parameters:
     ///   - open: shows the authorization URL; by default ``systemBrowser`` (`xdg-open` or
     ///     `open`), which does not wait for the browser.
     ///   - timeout: how long to wait for the redirect.
     ///   - onIgnored: told the reason of each request that was not the answer.
+    ///   - onListening: told the redirect URI the listener receives at (with the port it got),
+    ///     once the authorization URL was opened: what a tool prints while it waits.
     public init(
         open: @escaping @Sendable (String) -> Void = LoopbackUserAgent.systemBrowser,
         timeout: Duration = .seconds(300),
-        onIgnored: @escaping @Sendable (String) -> Void = { _ in }
+        onIgnored: @escaping @Sendable (String) -> Void = { _ in },
+        onListening: @escaping @Sendable (String) -> Void = { _ in }
     ) {
         self.open = open
         self.timeout = timeout
         self.onIgnored = onIgnored
+        self.onListening = onListening
     }
 
     /// Starts `xdg-open` or `open` with the URL, without waiting for it; does nothing when
@@ -47,23 +52,29 @@ public struct LoopbackUserAgent: SignInUserAgent {
     }
 
     /// - Parameter redirectURI: a registered loopback redirect URI (`http://127.0.0.1:PORT/PATH`,
-    ///   the port kept; without a port a free one is chosen), or `nil` for `/callback` on a free
-    ///   port.
+    ///   the port kept; without a port a free one is chosen, and the URI sent names it), or
+    ///   `nil` for `/callback` on a free port. `localhost` is served too (the listener binds
+    ///   127.0.0.1; RFC 8252 §8.3 prefers the literal) and kept as written: the server compares
+    ///   the redirect URI with the registered one.
     /// - Throws: ``SignInError/Code/unsupportedRedirectURI`` for a redirect URI the listener
-    ///   cannot serve (not `http` on `127.0.0.1`, or with a query or fragment);
+    ///   cannot serve (not `http` on `127.0.0.1` or `localhost`, or with a query, fragment or user);
     ///   ``LoopbackCallbackListener/ListenerError`` (`.timedOut`, `.portUnavailable`).
     public func signIn<Value: Sendable>(
         redirectURI: String?,
         authorizationURL: @escaping @Sendable (String) async throws -> String,
         callback: @escaping @Sendable (String) async throws -> SignInDecision<Value>
     ) async throws -> Value {
-        let (path, port) = try Self.address(of: redirectURI)
+        let (host, path, port) = try Self.address(of: redirectURI)
         let open = self.open
         let timeout = self.timeout
         let onIgnored = self.onIgnored
+        let onListening = self.onListening
         return try await LoopbackCallbackListener.withListener(path: path, port: port) { callbackURL, listener in
             // A registered URI without a port is served on the free port the listener got (RFC 8252 §7.3).
-            open(try await authorizationURL(port == 0 ? callbackURL : redirectURI ?? callbackURL))
+            let bound = URLComponents(string: callbackURL)?.port ?? port
+            let uri = "http://\(host):\(bound)\(path)"
+            open(try await authorizationURL(uri))
+            onListening(uri)
             return try await listener.callback(timeout: timeout) { url in
                 switch try await callback(url) {
                 case .accept(let value): return .accept(value)
@@ -75,17 +86,20 @@ public struct LoopbackUserAgent: SignInUserAgent {
         }
     }
 
-    /// The listener's path and port for `redirectURI`.
-    static func address(of redirectURI: String?) throws -> (path: String, port: Int) {
-        guard let redirectURI else { return ("/callback", 0) }
-        guard let components = URLComponents(string: redirectURI), components.scheme == "http",
-            components.host == "127.0.0.1", components.query == nil, components.fragment == nil
+    /// The host as written, the listener's path and its port (0: a free one) for `redirectURI`.
+    static func address(of redirectURI: String?) throws -> (host: String, path: String, port: Int) {
+        guard let redirectURI else { return ("127.0.0.1", "/callback", 0) }
+        guard let components = URLComponents(string: redirectURI), components.scheme?.lowercased() == "http",
+            let host = components.host?.lowercased(), host == "127.0.0.1" || host == "localhost",
+            components.percentEncodedQuery == nil, components.fragment == nil, components.user == nil,
+            (components.port.map { (1...65535).contains($0) }) ?? true
         else {
             throw SignInError(
                 .unsupportedRedirectURI,
                 "a loopback listener receives at http://127.0.0.1[:PORT]/PATH (RFC 8252 §7.3), not at \(redirectURI)"
             )
         }
-        return (components.path.isEmpty ? "/" : components.path, components.port ?? 0)
+        let path = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
+        return (host, path, components.port ?? 0)
     }
 }

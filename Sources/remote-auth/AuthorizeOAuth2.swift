@@ -302,6 +302,9 @@ struct AuthorizeOAuth2: AsyncParsableCommand {
     /// the redirect comes to the loopback listener, or is pasted with `--paste`.
     func codeGrant(_ flow: OAuth2.Flow) async throws -> OAuth2.Tokens {
         if paste {
+            // One pasted address, judged once: a redirect that is not this sign-in's answer (tokens
+            // injected into it, another state) fails the sign-in with the flow's error, which
+            // PasteUserAgent (it reads again) would not.
             let request = try await flow.startAuthorization(
                 redirectURI: redirectURI,
                 scope: requestedScopes,
@@ -317,38 +320,32 @@ struct AuthorizeOAuth2: AsyncParsableCommand {
             }
             return try await flow.tokens(fromCallback: typed, pending: request.pending, resources: resource)
         }
-        let redirect = try LoopbackRedirect(redirectURI)
-        let flow = flow
+        _ = try LoopbackRedirect(redirectURI)  // what the listener cannot serve is a usage error
         let noBrowser = self.noBrowser
         let timeout = self.timeout
-        let scopes = self.requestedScopes
-        let resources = resource
-        let par = self.par
-        return try await LoopbackCallbackListener.withListener(path: redirect.path, port: redirect.port ?? 0) {
-            listenerURL,
-            listener in
-            let callbackURL = redirect.uri(listening: listenerURL)
-            let request = try await flow.startAuthorization(
-                redirectURI: callbackURL,
-                scope: scopes,
-                resources: resources,
-                push: par,
-                random: .system
-            )
-            presentAuthorizationURL(request.url, noBrowser: noBrowser)
-            Terminal.writeError("Waiting for the browser to come back to \(callbackURL) (up to \(timeout) s)…\n")
-            return try await listener.tokens(
-                for: request.pending,
-                flow: flow,
-                resources: resources,
-                timeout: .seconds(timeout),
-                onIgnored: { reason in
-                    Terminal.writeError(
-                        "Ignored a request to \(callbackURL): \(PeerText.printable(reason)); still waiting.\n"
-                    )
-                }
-            )
-        }
+        let waitingAt = Locked("")
+        // The loopback listener with the system browser (RFC 8252 §7.3), through the same seam
+        // as an app's user agent.
+        let agent = LoopbackUserAgent(
+            open: { url in presentAuthorizationURL(url, noBrowser: noBrowser) },
+            timeout: .seconds(timeout),
+            onIgnored: { reason in
+                Terminal.writeError(
+                    "Ignored a request to \(waitingAt.withLock { $0 }): \(PeerText.printable(reason)); still waiting.\n"
+                )
+            },
+            onListening: { uri in
+                waitingAt.withLock { $0 = uri }
+                Terminal.writeError("Waiting for the browser to come back to \(uri) (up to \(timeout) s)…\n")
+            }
+        )
+        return try await flow.signIn(
+            with: agent,
+            redirectURI: redirectURI,
+            scope: requestedScopes,
+            resources: resource,
+            push: par
+        )
     }
 
     /// The device grant ([RFC 8628 §3](https://www.rfc-editor.org/rfc/rfc8628#section-3)): the
