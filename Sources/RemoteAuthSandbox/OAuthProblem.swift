@@ -16,6 +16,10 @@ struct OAuthProblem: SandboxRefusal {
     let extra: [(name: String, value: String)]
     /// The realm of the `WWW-Authenticate` challenge.
     let realm: String
+    /// The challenges of the other schemes the resource takes, each answered as its own
+    /// `WWW-Authenticate` field line after this one
+    /// ([RFC 9110 §11.6.1](https://www.rfc-editor.org/rfc/rfc9110#section-11.6.1)).
+    var otherChallenges: [String] = []
 
     init(
         _ status: HTTPResponse.Status,
@@ -76,12 +80,9 @@ struct OAuthProblem: SandboxRefusal {
     }
 
     func response(from request: Request, context: some RequestContext) -> Response {
-        SandboxResponse.text(
-            status,
-            body,
-            contentType: "application/x-www-form-urlencoded",
-            headers: [.wwwAuthenticate: challenge.quotedHeaderValue]
-        )
+        var headers: HTTPFields = [.wwwAuthenticate: challenge.quotedHeaderValue]
+        for other in otherChallenges { headers.append(HTTPField(name: .wwwAuthenticate, value: other)) }
+        return SandboxResponse.text(status, body, contentType: "application/x-www-form-urlencoded", headers: headers)
     }
 
     var logOutcome: String { "oauth_problem=\(problem): \(advice)" }

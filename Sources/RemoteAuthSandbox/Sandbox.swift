@@ -208,7 +208,18 @@ public enum Sandbox {
             DeviceRoutes(configuration: configuration, store: oauth2, consent: consent).collection,
             atPath: "/device"
         )
-        router.addRoutes(StatusAPIRoutes(verifier: verifier, oauth2: oauth2).collection, atPath: "/1.1")
+        router.addRoutes(
+            StatusAPIRoutes(verifier: verifier, oauth2: oauth2, issuer: issuer).collection,
+            atPath: "/1.1"
+        )
+        let files = BearerAuthenticator(
+            oauth1: nil,
+            store: oauth2,
+            configuration: configuration,
+            resource: .files,
+            issuer: issuer
+        )
+        router.addRoutes(FilesRoutes(authenticator: files).collection, atPath: "/files")
         router.addRoutes(HTTPAuthRoutes(configuration: configuration, store: store).collection)
         router.addRoutes(RedirectRoutes().collection)
         return router

@@ -9,9 +9,15 @@ import RemoteAuth
 /// (`Authorization: Bearer`, through ``BearerAuthenticator``), and so do AWS SigV4 and HTTP
 /// Message Signatures (RFC 9421) with a configured key; responses are signed when asked
 /// (``ResponseSignatureMiddleware``).
+///
+/// It is the protected resource `BASE/1.1` (``ProtectedResource/statusAPI``): `GET /1.1`, its
+/// identifier itself, is a route too, so that a client that starts from the identifier gets the
+/// `401` and its challenges ([RFC 9728 §5](https://www.rfc-editor.org/rfc/rfc9728#section-5)),
+/// and, with credentials, `{"resource":"BASE/1.1","user":"…"}`.
 struct StatusAPIRoutes: Sendable {
     let verifier: OAuth1Verifier
     let oauth2: OAuth2Store
+    let issuer: OAuth2Issuer
 
     var configuration: SandboxConfiguration { verifier.configuration }
     var store: SandboxStore { verifier.store }
@@ -21,11 +27,20 @@ struct StatusAPIRoutes: Sendable {
         let authenticator = BearerAuthenticator(
             oauth1: OAuth1Authenticator(verifier: verifier, token: .access),
             store: oauth2,
-            configuration: configuration
+            configuration: configuration,
+            resource: .statusAPI,
+            issuer: issuer
         )
         // Outermost: a response asked for with Accept-Signature is signed, refusals included.
         routes.add(middleware: ResponseSignatureMiddleware(authenticator: authenticator))
         routes.add(middleware: authenticator)
+        routes.get("") { _, context in
+            let user =
+                context.bearer?.name ?? context.signedRequestUser ?? context.oauth1?.accessToken?.user ?? ""
+            return SandboxResponse.json(
+                ResourceJSON(resource: ProtectedResource.statusAPI.identifier(base: issuer.url), user: user)
+            )
+        }
         routes.post("statuses/update.json") { request, context in
             if let user = context.bearer?.name ?? context.signedRequestUser {
                 let body = FormFields(decoding: String(decoding: await request.bodyBytes(), as: UTF8.self))
@@ -74,6 +89,11 @@ struct StatusAPIRoutes: Sendable {
     }
 
     // MARK: JSON
+
+    struct ResourceJSON: Encodable {
+        let resource: String
+        let user: String
+    }
 
     struct UserJSON: Encodable {
         let id: Int64

@@ -408,12 +408,15 @@ struct SandboxOAuth2Tests {
             #expect(forbidden.status == 403)
             #expect(
                 forbidden.header("WWW-Authenticate")
-                    == "Bearer realm=\"RemoteAuth Sandbox\", error=\"insufficient_scope\", scope=\"statuses:write\""
+                    == "Bearer realm=\"RemoteAuth Sandbox\", error=\"insufficient_scope\", scope=\"statuses:write\", resource_metadata=\"\(base)/.well-known/oauth-protected-resource/1.1\""
             )
             #expect(W.json(forbidden)["error"] as? String == "insufficient_scope")
             let bogus = try await W.bearer(base + "/1.1/statuses/home_timeline.json", "bogus")
             #expect(bogus.status == 401)
-            #expect(bogus.header("WWW-Authenticate") == "Bearer realm=\"RemoteAuth Sandbox\", error=\"invalid_token\"")
+            #expect(
+                bogus.header("WWW-Authenticate")
+                    == "Bearer realm=\"RemoteAuth Sandbox\", error=\"invalid_token\", resource_metadata=\"\(base)/.well-known/oauth-protected-resource/1.1\""
+            )
             let writer = try #require(try await W.codeFlow(base)["access_token"] as? String)
             let posted = try await W.bearer(base + "/1.1/statuses/update.json", writer, post: "hello from OAuth 2")
             #expect(posted.status == 200, "\(posted.body)")

@@ -80,19 +80,30 @@ import Testing
                 _ response: Exchange,
                 _ status: Int,
                 _ problem: String,
+                others: [String] = [],
                 sourceLocation: SourceLocation = #_sourceLocation
             ) {
                 #expect(response.status == status, "\(response.body)", sourceLocation: sourceLocation)
                 #expect(response.form["oauth_problem"] == problem, "\(response.body)", sourceLocation: sourceLocation)
+                // Every field line: a signed request that fails gets its OAuth challenge alone.
                 #expect(
-                    response.header("WWW-Authenticate")
-                        == "OAuth realm=\"RemoteAuth Sandbox\", oauth_problem=\"\(problem)\"",
+                    response.headers.filter { $0.0.lowercased() == "www-authenticate" }.map(\.1)
+                        == ["OAuth realm=\"RemoteAuth Sandbox\", oauth_problem=\"\(problem)\""] + others,
                     sourceLocation: sourceLocation
                 )
             }
 
-            // Unsigned.
-            expectProblem(try await Wire.get(url), 401, "parameter_absent")
+            // Unsigned: no credentials at all, so every scheme the status API takes (RFC 9110 §11.6.1).
+            let metadata = base + "/.well-known/oauth-protected-resource/1.1"
+            expectProblem(
+                try await Wire.get(url),
+                401,
+                "parameter_absent",
+                others: [
+                    "Bearer realm=\"RemoteAuth Sandbox\", resource_metadata=\"\(metadata)\"",
+                    "DPoP algs=\"ES256 Ed25519 EdDSA PS256 RS256\", resource_metadata=\"\(metadata)\"",
+                ]
+            )
             // Wrong client secret; wrong token secret.
             var wrong = OAuthClient(client: .init(key: "demo-consumer", secret: "not-the-secret"), token: access)
             expectProblem(try await wrong.send(.get, url), 401, "signature_invalid")

@@ -49,11 +49,18 @@ import Testing
                 [("Content-Type", "application/json")],
                 #"{"error":"use \/redirect?to=URL[&status=301|302|303|307|308]"}"#
             )
+            // Every scheme the status API takes, one field line each (RFC 9110 §11.6.1; issue 26).
+            let metadata = base + "/.well-known/oauth-protected-resource/1.1"
             expectAnswer(
                 try await Wire.get(base + "/1.1/account/verify_credentials.json"),
                 401,
                 [
                     ("WWW-Authenticate", "OAuth realm=\"RemoteAuth Sandbox\", oauth_problem=\"parameter_absent\""),
+                    ("WWW-Authenticate", "Bearer realm=\"RemoteAuth Sandbox\", resource_metadata=\"\(metadata)\""),
+                    (
+                        "WWW-Authenticate",
+                        "DPoP algs=\"ES256 Ed25519 EdDSA PS256 RS256\", resource_metadata=\"\(metadata)\""
+                    ),
                     ("Content-Type", "application/x-www-form-urlencoded"),
                 ],
                 "oauth_problem=parameter_absent&oauth_problem_advice=this%20endpoint%20needs%20a%20request%20signed%20with%20OAuth%201.0a"

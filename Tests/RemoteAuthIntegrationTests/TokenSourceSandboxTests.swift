@@ -137,11 +137,11 @@ import Testing
                     .get(base + "/1.1/statuses/home_timeline.json")
                 #expect(response.status == .ok)
 
-                // The origin's document is for the origin, not for /1.1 (RFC 9728 §3.3).
+                // The /files resource's document is for /files, not for /1.1 (RFC 9728 §3.3).
                 let error = await #expect(throws: OAuth2.Error.self) {
                     _ = try await OAuth2.ProtectedResourceMetadata.discover(
                         resource: base + "/1.1",
-                        metadataURL: base + "/.well-known/oauth-protected-resource",
+                        metadataURL: base + "/.well-known/oauth-protected-resource/files",
                         transport: ahc
                     )
                 }

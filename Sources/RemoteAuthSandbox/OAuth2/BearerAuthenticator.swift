@@ -6,12 +6,25 @@ import RemoteAuth
 /// checked against the OAuth 2 access tokens
 /// ([RFC 6750 §2.1](https://www.rfc-editor.org/rfc/rfc6750#section-2.1)) and the scope its
 /// method needs (`statuses:read` to read, `statuses:write` to post); every other request goes
-/// to ``OAuth1Authenticator`` unchanged.
+/// to ``OAuth1Authenticator`` unchanged, or, in front of a resource without OAuth 1.0a
+/// (`/files`), is refused with the resource's challenges.
+///
+/// A request with no credentials at all is answered with every scheme the resource accepts,
+/// one `WWW-Authenticate` field line each ([RFC 9110 §11.6.1](https://www.rfc-editor.org/rfc/rfc9110#section-11.6.1)):
+/// `OAuth realm="…"` (where OAuth 1.0a is taken), `Bearer realm="…", resource_metadata="…"`
+/// ([RFC 6750 §3](https://www.rfc-editor.org/rfc/rfc6750#section-3)) and
+/// `DPoP algs="…", resource_metadata="…"` ([RFC 9449 §7.1](https://www.rfc-editor.org/rfc/rfc9449#section-7.1)),
+/// `resource_metadata` naming the resource's document
+/// ([RFC 9728 §5.1](https://www.rfc-editor.org/rfc/rfc9728#section-5.1)). AWS SigV4 and
+/// HTTP Message Signatures define no `WWW-Authenticate` challenge, so they have none.
 struct BearerAuthenticator: RouterMiddleware {
     typealias Context = SandboxRequestContext
-    let oauth1: OAuth1Authenticator
+    /// `nil` where OAuth 1.0a is not taken (`/files`).
+    let oauth1: OAuth1Authenticator?
     let store: OAuth2Store
     let configuration: SandboxConfiguration
+    let resource: ProtectedResource
+    let issuer: OAuth2Issuer
 
     func handle(
         _ request: Request,
@@ -46,7 +59,7 @@ struct BearerAuthenticator: RouterMiddleware {
             guard authorizations.count == 1, let authorization = authorizations.first,
                 let token = Self.bearerToken(authorization)
             else {
-                return try await oauth1.handle(request, context: context, next: next)
+                return try await withoutToken(request, context: context, next: next)
             }
             guard Self.isB64Token(token) else {
                 throw challenge(.invalidRequest, "the Bearer credentials are not a b64token", status: .badRequest)
@@ -102,7 +115,8 @@ struct BearerAuthenticator: RouterMiddleware {
     }
 
     /// The refusal with its challenge ([RFC 6750 §3](https://www.rfc-editor.org/rfc/rfc6750#section-3)):
-    /// `Bearer realm="…", error="…"` and, for `insufficient_scope`, the `scope` needed.
+    /// `Bearer realm="…", error="…"`, for `insufficient_scope` the `scope` needed, and the
+    /// resource's `resource_metadata` ([RFC 9728 §5.1](https://www.rfc-editor.org/rfc/rfc9728#section-5.1)).
     func challenge(
         _ code: OAuth2.ErrorCode,
         _ description: String,
@@ -110,10 +124,40 @@ struct BearerAuthenticator: RouterMiddleware {
         scope: String? = nil
     ) -> OAuth2Problem {
         var problem = OAuth2Problem(code, description, status: status)
-        var value = "Bearer realm=\"\(configuration.realm.replacingQuotes())\", error=\"\(code.rawValue)\""
-        if let scope { value += ", scope=\"\(scope)\"" }
-        problem.headers[.wwwAuthenticate] = value
+        problem.headers[.wwwAuthenticate] = challenges.bearer(error: code, scope: scope)
         return problem
+    }
+
+    /// The challenges of this resource, `resource_metadata` naming its document.
+    var challenges: ResourceChallenges {
+        ResourceChallenges(
+            realm: configuration.realm,
+            algorithms: store.dpop.verifier.allowedAlgorithms.map(\.rawValue).sorted(),
+            metadataURL: resource.metadataURL(base: issuer.url)
+        )
+    }
+
+    /// A request without a Bearer or DPoP token: OAuth 1.0a where it is taken, its unsigned
+    /// refusal (`parameter_absent`, a request with no credentials) completed with the Bearer
+    /// and DPoP challenges; elsewhere the challenges alone.
+    func withoutToken(
+        _ request: Request,
+        context: SandboxRequestContext,
+        next: (Request, SandboxRequestContext) async throws -> Response
+    ) async throws -> Response {
+        let challenges = self.challenges
+        guard let oauth1 else {
+            throw ResourceChallengeRefusal(challenges: [challenges.bearer(), challenges.dpop()])
+        }
+        do {
+            return try await oauth1.handle(request, context: context, next: next)
+        } catch var problem as OAuthProblem
+            where problem.problem == .parameterAbsent && problem.status == .unauthorized
+            && request.headers[.authorization] == nil
+        {
+            problem.otherChallenges = [challenges.bearer(), challenges.dpop()]
+            throw problem
+        }
     }
 }
 

@@ -152,6 +152,9 @@ extension OAuth2Store {
 struct DPoPResourceCheck: Sendable {
     let store: OAuth2Store
     let configuration: SandboxConfiguration
+    /// The protected resource's metadata URL for `resource_metadata` in the challenges
+    /// ([RFC 9728 §5.1](https://www.rfc-editor.org/rfc/rfc9728#section-5.1)); `nil` for UserInfo.
+    var metadataURL: String? = nil
 
     /// `Authorization: DPoP <token>` with its proof ([RFC 9449 §7.1](https://www.rfc-editor.org/rfc/rfc9449#section-7.1)):
     /// the token bound to the proof's key, `ath` its hash, the resource server's nonce when
@@ -196,22 +199,32 @@ struct DPoPResourceCheck: Sendable {
     }
 
     /// The refusal with a `DPoP` challenge ([RFC 9449 §7.1](https://www.rfc-editor.org/rfc/rfc9449#section-7.1)):
-    /// `DPoP algs="…", error="…"`.
+    /// `DPoP algs="…", error="…"`, and `resource_metadata` on a protected resource.
     func challenge(
         _ code: OAuth2.ErrorCode,
         _ description: String,
         status: HTTPResponse.Status = .unauthorized
     ) -> OAuth2Problem {
         var problem = OAuth2Problem(code, description, status: status)
-        let algs = store.dpop.verifier.allowedAlgorithms.map(\.rawValue).sorted().joined(separator: " ")
-        problem.headers[.wwwAuthenticate] = "DPoP algs=\"\(algs)\", error=\"\(code.rawValue)\""
+        let challenges = ResourceChallenges(
+            realm: configuration.realm,
+            algorithms: store.dpop.verifier.allowedAlgorithms.map(\.rawValue).sorted(),
+            metadataURL: metadataURL
+        )
+        problem.headers[.wwwAuthenticate] = challenges.dpop(error: code)
         return problem
     }
 
 }
 
 extension BearerAuthenticator {
-    var dpopCheck: DPoPResourceCheck { DPoPResourceCheck(store: store, configuration: configuration) }
+    var dpopCheck: DPoPResourceCheck {
+        DPoPResourceCheck(
+            store: store,
+            configuration: configuration,
+            metadataURL: resource.metadataURL(base: issuer.url)
+        )
+    }
 
     /// The token of `DPoP TOKEN` (scheme without case), or `nil` for another scheme.
     static func dpopToken(_ value: String) -> String? {

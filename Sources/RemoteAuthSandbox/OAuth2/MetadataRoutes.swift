@@ -13,29 +13,19 @@ struct MetadataRoutes: Sendable {
         let routes = RouteCollection(context: SandboxRequestContext.self)
         routes.get("oauth-authorization-server") { _, _ in OAuth2JSON.response(metadata(issuer.url)) }
         routes.get("openid-configuration") { _, _ in OAuth2JSON.response(metadata(issuer.url)) }
-        // RFC 9728 §3.1: the status API under /1.1 (path-inserted), and the origin as a whole.
-        routes.get("oauth-protected-resource") { _, _ in OAuth2JSON.response(protectedResource(issuer.url)) }
-        routes.get("oauth-protected-resource/1.1") { _, _ in
-            OAuth2JSON.response(protectedResource(issuer.url + "/1.1"))
+        // RFC 9728 §3.1: each resource's document at its path-inserted well-known URL.
+        for resource in ProtectedResource.all {
+            routes.get(RouterPath("oauth-protected-resource" + resource.path)) { _, _ in
+                OAuth2JSON.response(
+                    resource.metadata(
+                        base: issuer.url,
+                        configuration: configuration,
+                        algorithms: OAuth2.DPoP.ProofVerifier().allowedAlgorithms.map(\.rawValue).sorted()
+                    )
+                )
+            }
         }
         return routes
-    }
-
-    /// Protected resource metadata ([RFC 9728 §2](https://www.rfc-editor.org/rfc/rfc9728#section-2))
-    /// for `resource`, whose tokens this sandbox's authorization server issues.
-    func protectedResource(_ resource: String) -> [String: JSONValue] {
-        var document: [String: JSONValue] = [
-            "resource": .string(resource),
-            "authorization_servers": .array([.string(issuer.url)]),
-            "scopes_supported": .array(configuration.oauth2Scopes.map(JSONValue.string)),
-            "bearer_methods_supported": .array([.string("header")]),
-            "resource_name": .string("RemoteAuth Sandbox status API"),
-            "dpop_signing_alg_values_supported": .array(
-                OAuth2.DPoP.ProofVerifier().allowedAlgorithms.map(\.rawValue).sorted().map(JSONValue.string)
-            ),
-        ]
-        if configuration.tls != nil { document["tls_client_certificate_bound_access_tokens"] = .bool(true) }
-        return document
     }
 
     struct Metadata: Encodable {
