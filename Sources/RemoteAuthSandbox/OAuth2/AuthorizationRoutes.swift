@@ -125,6 +125,12 @@ struct AuthorizationRoutes: Sendable {
             throw refuse(.invalidScope, "scope names a scope this server does not grant")
         }
         pending.scope = scope
+        // RFC 8707 §2.1: the resources the grant is for; the token request may narrow them.
+        do {
+            pending.resources = try OAuth2Rules.resources(query, base: issuer.url, granted: nil)
+        } catch {
+            throw refuse(error.body.code, error.body.errorDescription ?? "resource is not accepted")
+        }
         pending.id = await store.token()
         if configuration.autoApprove, let alice = configuration.users.first {
             return try await approve(pending, user: alice.name, newSession: nil)

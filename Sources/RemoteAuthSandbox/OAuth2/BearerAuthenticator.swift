@@ -83,6 +83,16 @@ struct BearerAuthenticator: RouterMiddleware {
                 )
             }
         }
+        // RFC 8707 §2: a token issued for a resource (its audience) is taken there only.
+        let base = issuer.url
+        guard resource.accepts(audience: record.audience, base: base) else {
+            let audience = record.audience.map { $0.joined(separator: " ") } ?? "none (a token issued without resource)"
+            throw challenge(
+                .invalidToken,
+                "the access token's audience is \(audience), not this resource (\(resource.identifier(base: base))) (RFC 8707)",
+                status: .unauthorized
+            )
+        }
         let needed = request.method == .get || request.method == .head ? "statuses:read" : "statuses:write"
         guard record.scope.contains(needed) else {
             throw challenge(
@@ -162,6 +172,9 @@ struct BearerAuthenticator: RouterMiddleware {
 }
 
 extension OAuth2Store.AccessToken {
+    /// The resources the token was issued for (`resource`, RFC 8707), or `nil` for none.
+    var audience: [String]? { resources }
+
     /// The user the token acts for; a client credentials token acts as its client.
     var name: String { user ?? clientID }
 }

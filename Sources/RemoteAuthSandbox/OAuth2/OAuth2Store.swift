@@ -27,6 +27,8 @@ actor OAuth2Store {
         /// `dpop_jkt`: the DPoP key the code is bound to; redeemed only with a proof of it
         /// ([RFC 9449 §10](https://www.rfc-editor.org/rfc/rfc9449#section-10)).
         var dpopJKT: String? = nil
+        /// `resource`: the resources the grant is for ([RFC 8707 §2.1](https://www.rfc-editor.org/rfc/rfc8707#section-2.1)).
+        var resources: [String]? = nil
     }
 
     struct AuthorizationCode: Codable, Sendable {
@@ -50,6 +52,9 @@ actor OAuth2Store {
         /// `cnf` `x5t#S256`: the TLS client certificate the token is bound to
         /// ([RFC 8705 §3](https://www.rfc-editor.org/rfc/rfc8705#section-3)).
         var x5t: String? = nil
+        /// The audience: the resources it was issued for (`resource`,
+        /// [RFC 8707 §2](https://www.rfc-editor.org/rfc/rfc8707#section-2)); `nil` without one.
+        var resources: [String]? = nil
     }
 
     struct RefreshToken: Codable, Sendable {
@@ -65,6 +70,8 @@ actor OAuth2Store {
         /// The TLS client certificate a refresh must present: a public client's, issued over
         /// mutual TLS ([RFC 8705 §4](https://www.rfc-editor.org/rfc/rfc8705#section-4)).
         var x5t: String? = nil
+        /// The resources of the grant: a refresh may ask for fewer, never others (RFC 8707 §2.2).
+        var resources: [String]? = nil
     }
 
     struct DeviceCode: Sendable {
@@ -210,7 +217,9 @@ actor OAuth2Store {
         lifetime: Int64,
         jkt: String? = nil,
         x5t: String? = nil,
-        refreshX5t: String? = nil
+        refreshX5t: String? = nil,
+        resources: [String]? = nil,
+        grantResources: [String]? = nil
     ) throws(SandboxError) -> (access: String, refresh: String?, family: String) {
         let family = family ?? token()
         let access = token()
@@ -222,7 +231,8 @@ actor OAuth2Store {
             expiresAt: now + lifetime,
             family: refresh ? family : nil,
             jkt: jkt,
-            x5t: x5t
+            x5t: x5t,
+            resources: resources
         )
         var refreshToken: String? = nil
         if refresh {
@@ -235,7 +245,8 @@ actor OAuth2Store {
                 family: family,
                 rotated: false,
                 jkt: jkt,
-                x5t: refreshX5t
+                x5t: refreshX5t,
+                resources: grantResources ?? resources
             )
             refreshToken = value
         }

@@ -256,6 +256,45 @@ struct OAuth2ClientAuthentication: Sendable {
 }
 
 enum OAuth2Rules {
+    /// The audience a request's `resource` values ask for ([RFC 8707 §2](https://www.rfc-editor.org/rfc/rfc8707#section-2)):
+    /// the identifiers of this server's protected resources they name (``ProtectedResource``,
+    /// a trailing `/` ignored). A value that names none of them (another server, the origin,
+    /// a path below a resource) asks for no specific resource, which §2 lets a server process
+    /// as it did without one: such tokens keep the status API's behaviour from before tokens
+    /// had audiences, so clients that send their own origin as `resource` keep working. When
+    /// the grant named resources, a token or refresh request may narrow them, never widen
+    /// them (§2.2); with no value given, the grant's audience stays.
+    ///
+    /// - Throws: ``OAuth2Problem`` `invalid_target` for a value that is not an absolute URI, has
+    ///   a fragment (§2), or names a resource the grant was not for.
+    static func resources(
+        _ parameters: OAuth2Parameters,
+        base: String,
+        granted: [String]?
+    ) throws(OAuth2Problem) -> [String]? {
+        guard let requested = parameters.repeated["resource"] else { return granted }
+        let known = ProtectedResource.all.map { $0.identifier(base: base) }
+        var audience: [String] = []
+        for value in requested {
+            guard !value.contains("#"), let scheme = URLComponents(string: value)?.scheme, !scheme.isEmpty else {
+                throw OAuth2Problem(
+                    .invalidTarget,
+                    "resource must be an absolute URI without a fragment (RFC 8707 §2)"
+                )
+            }
+            let trimmed = value.hasSuffix("/") ? String(value.dropLast()) : value
+            guard known.contains(trimmed), !audience.contains(trimmed) else { continue }
+            if let granted, !granted.contains(trimmed) {
+                throw OAuth2Problem(
+                    .invalidTarget,
+                    "'\(trimmed)' was not asked for in the authorization request (RFC 8707 §2.2)"
+                )
+            }
+            audience.append(trimmed)
+        }
+        return audience.isEmpty ? granted : audience
+    }
+
     /// Whether `presented` is one of `registered`: exactly, or for a registered loopback
     /// redirect without a port, with any port
     /// ([RFC 8252 §7.3](https://www.rfc-editor.org/rfc/rfc8252#section-7.3)).

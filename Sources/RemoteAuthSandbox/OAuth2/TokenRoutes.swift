@@ -96,7 +96,8 @@ struct TokenRoutes: Sendable {
                 now: now,
                 lifetime: configuration.accessTokenTTL,
                 jkt: jkt,
-                x5t: x5t
+                x5t: x5t,
+                resources: try OAuth2Rules.resources(parameters, base: issuer.url, granted: nil)
             )
             return tokenResponse(issued.access, refresh: nil, scope: scope, jkt: jkt)
         case MetadataRoutes.deviceCodeGrant:
@@ -116,7 +117,8 @@ struct TokenRoutes: Sendable {
                     lifetime: configuration.accessTokenTTL,
                     jkt: jkt,
                     x5t: x5t,
-                    refreshX5t: Self.refreshBinding(x5t, client: client)
+                    refreshX5t: Self.refreshBinding(x5t, client: client),
+                    resources: try OAuth2Rules.resources(parameters, base: issuer.url, granted: nil)
                 )
                 return tokenResponse(issued.access, refresh: issued.refresh, scope: record.scope, jkt: jkt)
             }
@@ -154,6 +156,7 @@ struct TokenRoutes: Sendable {
             throw OAuth2Problem(.invalidGrant, "code_verifier does not match the code_challenge")
         }
         try Self.checkCodeBinding(record.request.dpopJKT, proof: jkt)
+        let resources = try OAuth2Rules.resources(parameters, base: issuer.url, granted: record.request.resources)
         let issued = try await store.issueTokens(
             clientID: client.id,
             user: record.user,
@@ -163,7 +166,9 @@ struct TokenRoutes: Sendable {
             lifetime: configuration.accessTokenTTL,
             jkt: jkt,
             x5t: x5t,
-            refreshX5t: Self.refreshBinding(x5t, client: client)
+            refreshX5t: Self.refreshBinding(x5t, client: client),
+            resources: resources,
+            grantResources: record.request.resources
         )
         try await store.bindCode(code, family: issued.family)
         var idToken: String?
@@ -203,6 +208,8 @@ struct TokenRoutes: Sendable {
         }
         if let current = await store.refreshToken(value), current.clientID == client.id {
             try Self.checkRefreshBinding(current.jkt, proof: jkt)
+            // RFC 8707 §2.2: checked before the rotation, so a refused resource costs no token.
+            _ = try OAuth2Rules.resources(parameters, base: issuer.url, granted: current.resources)
             // RFC 8705 §4: a refresh token issued over mutual TLS is refreshed with the same certificate.
             if let bound = current.x5t, !(x5t.map { constantTimeEquals($0, bound) } ?? false) {
                 throw OAuth2Problem(
@@ -221,6 +228,7 @@ struct TokenRoutes: Sendable {
             throw OAuth2Problem(.invalidGrant, description)
         case .valid(let record):
             let scope = OAuth2Rules.scope(parameters["scope"], allowed: record.scope) ?? record.scope
+            let resources = try OAuth2Rules.resources(parameters, base: issuer.url, granted: record.resources)
             let issued = try await store.issueTokens(
                 clientID: client.id,
                 user: record.user,
@@ -233,7 +241,9 @@ struct TokenRoutes: Sendable {
                 // §3.1: the new access token is bound to this connection's certificate; §4: a
                 // public client's refresh token stays bound to the one it was issued to.
                 x5t: x5t,
-                refreshX5t: record.x5t
+                refreshX5t: record.x5t,
+                resources: resources,
+                grantResources: record.resources
             )
             var idToken: String?
             // OpenID Connect Core §12.2: a new ID token, same iss, sub, aud and auth_time, no nonce.
@@ -293,9 +303,11 @@ struct TokenRoutes: Sendable {
         /// `cnf.jkt` of a DPoP-bound token ([RFC 9449 §6.2](https://www.rfc-editor.org/rfc/rfc9449#section-6.2)),
         /// `cnf` `x5t#S256` of a certificate-bound one ([RFC 8705 §3.2](https://www.rfc-editor.org/rfc/rfc8705#section-3.2)).
         var cnf: [String: String]? = nil
+        /// `aud`: the resources the token was issued for (RFC 8707), when it names any.
+        var aud: [String]? = nil
 
         enum CodingKeys: String, CodingKey {
-            case active, scope, username, exp, iat, cnf
+            case active, scope, username, exp, iat, cnf, aud
             case clientID = "client_id"
             case tokenType = "token_type"
         }
@@ -319,7 +331,8 @@ struct TokenRoutes: Sendable {
                     tokenType: access.jkt == nil ? "Bearer" : OAuth2.DPoP.tokenType,
                     exp: access.expiresAt,
                     iat: access.issuedAt,
-                    cnf: Self.confirmation(jkt: access.jkt, x5t: access.x5t)
+                    cnf: Self.confirmation(jkt: access.jkt, x5t: access.x5t),
+                    aud: access.resources
                 )
             )
         }
