@@ -181,8 +181,13 @@ public enum Sandbox {
         router.addRoutes(OAuth1Routes(verifier: verifier).collection, atPath: "/oauth")
         let consent = ConsentRoutes(configuration: configuration, store: store)
         router.addRoutes(consent.collection, atPath: "/oauth")
-        let oauth2 = OAuth2Store(random: configuration.random, stateFile: stateFile, capacity: configuration.tableCapacity)
-        let openID = OpenIDProvider(configuration: configuration, issuer: issuer)
+        let oauth2 = OAuth2Store(
+            random: configuration.random,
+            stateFile: stateFile,
+            capacity: configuration.tableCapacity,
+            clients: configuration.oauth2Clients
+        )
+        let openID = OpenIDProvider(configuration: configuration, issuer: issuer, clients: oauth2.clients)
         router.addRoutes(
             MetadataRoutes(configuration: configuration, issuer: issuer).collection,
             atPath: "/.well-known"
@@ -198,6 +203,10 @@ public enum Sandbox {
         )
         router.addRoutes(
             OpenIDRoutes(configuration: configuration, store: oauth2, provider: openID, consent: consent).collection,
+            atPath: "/oauth2"
+        )
+        router.addRoutes(
+            RegistrationRoutes(configuration: configuration, store: oauth2, issuer: issuer).collection,
             atPath: "/oauth2"
         )
         router.addRoutes(

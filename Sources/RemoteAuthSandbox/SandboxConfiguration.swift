@@ -280,6 +280,13 @@ public struct SandboxConfiguration: Sendable {
     /// device codes): a new one first drops the oldest, so memory stays bounded however many
     /// tokens clients ask for. Seeded tokens are never dropped.
     public var tableCapacity = 100_000
+    /// The initial access token dynamic registration requires as `Authorization: Bearer`
+    /// ([RFC 7591 §3](https://www.rfc-editor.org/rfc/rfc7591#section-3)); `nil`, the default,
+    /// leaves `POST /oauth2/register` open.
+    public var registrationToken: String?
+    /// The most clients `POST /oauth2/register` keeps at once (RFC 7591); a registration beyond
+    /// it is refused with `403` until one is deleted (RFC 7592).
+    public var registeredClientLimit = 1000
     /// Serve HTTPS with this material.
     public var tls: TLSMaterial?
     /// Called with the head of every request that reaches the router, before it is handled:

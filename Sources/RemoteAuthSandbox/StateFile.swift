@@ -23,6 +23,8 @@ final class StateFile: Sendable {
         var nextStatusID: Int64 = 1
         /// Absent in files written before OAuth 2 state was kept.
         var oauth2: OAuth2Store.Persisted?
+        /// Clients registered through RFC 7591 (``OAuth2ClientRegistry``); absent in older files.
+        var registeredClients: [String: OAuth2ClientRegistry.Registration]?
     }
 
     let path: String

@@ -129,6 +129,13 @@ struct SandboxCommand: AsyncParsableCommand {
         )
     )
     var rotateKeys: Int64?
+    @Option(
+        help: ArgumentHelp(
+            "Require this initial access token (Authorization: Bearer) at POST /oauth2/register (RFC 7591 §3); open without it.",
+            valueName: "token"
+        )
+    )
+    var registrationToken: String?
     /// A test hook (hidden from the help): refreshed ID tokens carry this `sub`, so that a
     /// relying party's Core §12.2 check can be seen refusing one.
     @Option(help: .hidden)
@@ -140,6 +147,14 @@ struct SandboxCommand: AsyncParsableCommand {
         }
         guard accessTokenTTL > 0 else {
             throw ValidationError("--access-token-ttl must be a positive number of seconds, not \(accessTokenTTL)")
+        }
+        if let registrationToken {
+            // RFC 6750 §2.1: it is sent as a Bearer b64token.
+            guard !registrationToken.isEmpty,
+                registrationToken.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: ",") })
+            else {
+                throw ValidationError("--registration-token must be a non-empty token of visible ASCII characters")
+            }
         }
     }
 
@@ -162,6 +177,7 @@ struct SandboxCommand: AsyncParsableCommand {
         configuration.dpopNonce = dpopNonce
         configuration.openIDKeyRotationInterval = rotateKeys
         configuration.refreshedIDTokenSubject = refreshedIDTokenSubject
+        configuration.registrationToken = registrationToken
         if !quiet {
             configuration.requestLog = { entry in
                 FileHandle.standardError.write(Data((entry.description + "\n").utf8))

@@ -28,6 +28,12 @@ import Testing
             firstLine: "remote-auth: Error: --port must be 0 to 65535 (0 picks a free one), not 70000",
             lastLine: "  See 'remote-auth sandbox --help' for more information."
         ),
+        // RFC 7591 §3: the initial access token goes out as a Bearer token.
+        Case(
+            arguments: ["sandbox", "--registration-token", "two words"],
+            firstLine: "remote-auth: Error: --registration-token must be a non-empty token of visible ASCII characters",
+            lastLine: "  See 'remote-auth sandbox --help' for more information."
+        ),
         Case(
             arguments: sign + ["--timestamp", "abc"],
             firstLine: "remote-auth: Error: --timestamp must be whole seconds since 1970 (digits only), not 'abc'",

@@ -52,7 +52,7 @@ struct AuthorizationRoutes: Sendable {
             )
         }
         guard let clientID = query["client_id"],
-            let client = configuration.oauth2Clients.first(where: { $0.id == clientID })
+            let client = store.clients.client(clientID)
         else {
             throw ConsentPage.Refusal(.badRequest, "Unknown client", "The link names no registered client_id.")
         }
@@ -172,7 +172,7 @@ struct AuthorizationRoutes: Sendable {
             guard let name = fields["username"], let password = fields["password"],
                 let account = configuration.user(named: name), constantTimeEquals(account.password, password)
             else {
-                let client = configuration.oauth2Clients.first { $0.id == pending.clientID }
+                let client = store.clients.client(pending.clientID)
                 return page(
                     pending,
                     client: client,

@@ -40,7 +40,7 @@ extension OpenIDRoutes {
                 default: []
                 }
             guard audiences.count == 1,
-                let registered = configuration.oauth2Clients.first(where: { $0.id == audiences[0] })
+                let registered = store.clients.client(audiences[0])
             else {
                 throw refuse("Invalid id_token_hint", "The id_token_hint's audience is not one registered client.")
             }
@@ -50,7 +50,7 @@ extension OpenIDRoutes {
             client = registered
             family = claims["sid"]?.stringValue.flatMap(provider.family(sid:))
         } else if let clientID = parameters["client_id"] {
-            guard let registered = configuration.oauth2Clients.first(where: { $0.id == clientID }) else {
+            guard let registered = store.clients.client(clientID) else {
                 throw refuse("Unknown client", "The client_id names no registered client.")
             }
             client = registered

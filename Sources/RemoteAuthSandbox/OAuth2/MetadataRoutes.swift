@@ -46,6 +46,9 @@ struct MetadataRoutes: Sendable {
         let authorizationResponseIssParameterSupported: Bool
         let pushedAuthorizationRequestEndpoint: String
         let requirePushedAuthorizationRequests: Bool
+        /// Dynamic client registration ([RFC 7591 §3](https://www.rfc-editor.org/rfc/rfc7591#section-3),
+        /// [RFC 8414 §2](https://www.rfc-editor.org/rfc/rfc8414#section-2)).
+        let registrationEndpoint: String
         /// [RFC 9449 §5.1](https://www.rfc-editor.org/rfc/rfc9449#section-5.1).
         var dpopSigningAlgValuesSupported = OAuth2.DPoP.ProofVerifier().allowedAlgorithms.map(\.rawValue).sorted()
         /// Over TLS: tokens issued to a connection with a client certificate are bound to it
@@ -82,6 +85,7 @@ struct MetadataRoutes: Sendable {
             case authorizationResponseIssParameterSupported = "authorization_response_iss_parameter_supported"
             case pushedAuthorizationRequestEndpoint = "pushed_authorization_request_endpoint"
             case requirePushedAuthorizationRequests = "require_pushed_authorization_requests"
+            case registrationEndpoint = "registration_endpoint"
             case dpopSigningAlgValuesSupported = "dpop_signing_alg_values_supported"
             case tlsClientCertificateBoundAccessTokens = "tls_client_certificate_bound_access_tokens"
             case jwksURI = "jwks_uri"
@@ -123,6 +127,7 @@ struct MetadataRoutes: Sendable {
             authorizationResponseIssParameterSupported: true,
             pushedAuthorizationRequestEndpoint: issuer + "/oauth2/par",
             requirePushedAuthorizationRequests: configuration.requirePushedAuthorizationRequests,
+            registrationEndpoint: issuer + "/oauth2/register",
             jwksURI: issuer + "/oauth2/jwks",
             userinfoEndpoint: issuer + "/oauth2/userinfo",
             endSessionEndpoint: issuer + "/oauth2/logout"

@@ -116,12 +116,21 @@ actor OAuth2Store {
     private let stateFile: StateFile?
     /// DPoP proofs' replay cache and nonces.
     let dpop: SandboxDPoP
+    /// The configured clients and those registered through RFC 7591.
+    let clients: OAuth2ClientRegistry
 
-    /// A store holding what `stateFile` kept, if anything, at most `capacity` entries per table.
-    init(random: RandomSource, stateFile: StateFile? = nil, capacity: Int = 100_000) {
+    /// A store holding what `stateFile` kept, if anything, at most `capacity` entries per table;
+    /// `clients` are the configured OAuth 2 clients.
+    init(
+        random: RandomSource,
+        stateFile: StateFile? = nil,
+        capacity: Int = 100_000,
+        clients: [SandboxConfiguration.OAuth2Client] = []
+    ) {
         self.random = random
         self.stateFile = stateFile
         self.dpop = SandboxDPoP(random: random)
+        self.clients = OAuth2ClientRegistry(configured: clients, stateFile: stateFile)
         let kept = stateFile?.current.oauth2
         pending = BoundedTable(capacity: capacity)
         pushed = BoundedTable(capacity: capacity)
@@ -283,6 +292,15 @@ actor OAuth2Store {
     func refreshToken(_ value: String) -> RefreshToken? {
         guard let record = refreshTokens[value], !record.rotated else { return nil }
         return record
+    }
+
+    /// Invalidates everything issued to `clientID`: codes, access and refresh tokens, as a
+    /// deleted registration asks ([RFC 7592 §2.3](https://www.rfc-editor.org/rfc/rfc7592#section-2.3)).
+    func revokeClient(_ clientID: String) throws(SandboxError) {
+        codes.removeAll { $0.request.clientID == clientID }
+        accessTokens.removeAll { $0.clientID == clientID }
+        refreshTokens.removeAll { $0.clientID == clientID }
+        try persist()
     }
 
     func revokeFamily(_ family: String) throws(SandboxError) {

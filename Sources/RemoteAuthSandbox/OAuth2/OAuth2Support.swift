@@ -131,6 +131,8 @@ struct OAuth2Parameters: Sendable {
 /// or `none` for a public client; exactly one method per request.
 struct OAuth2ClientAuthentication: Sendable {
     let configuration: SandboxConfiguration
+    /// The configured and registered clients (RFC 7591).
+    let clients: OAuth2ClientRegistry
     /// Verifies `client_assertion`s (`private_key_jwt`, `client_secret_jwt`).
     var openID: OpenIDProvider? = nil
 
@@ -241,7 +243,7 @@ struct OAuth2ClientAuthentication: Sendable {
     }
 
     func client(_ id: String) -> SandboxConfiguration.OAuth2Client? {
-        configuration.oauth2Clients.first { $0.id == id }
+        clients.client(id)
     }
 
     /// `401` with a Basic challenge, as RFC 6749 §5.2 requires when the client used the

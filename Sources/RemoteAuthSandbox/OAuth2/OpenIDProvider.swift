@@ -60,11 +60,14 @@ final class OpenIDProvider: Sendable {
 
     let configuration: SandboxConfiguration
     let issuer: OAuth2Issuer
+    /// The configured and registered clients.
+    let clients: OAuth2ClientRegistry
     private let state: Locked<State>
 
-    init(configuration: SandboxConfiguration, issuer: OAuth2Issuer) {
+    init(configuration: SandboxConfiguration, issuer: OAuth2Issuer, clients: OAuth2ClientRegistry) {
         self.configuration = configuration
         self.issuer = issuer
+        self.clients = clients
         state = Locked(State())
     }
 
@@ -219,7 +222,7 @@ final class OpenIDProvider: Sendable {
             throw refuse("the assertion's iss and sub must both be the client id")
         }
         if let clientID, clientID != iss { throw refuse("client_id differs from the assertion's iss") }
-        guard let client = configuration.oauth2Clients.first(where: { $0.id == iss }) else {
+        guard let client = clients.client(iss) else {
             throw refuse("client authentication failed")
         }
         let method: OAuth2ClientAuthentication.Method = jws.algorithm == .hs256 ? .clientSecretJWT : .privateKeyJWT

@@ -35,7 +35,7 @@ struct PushedAuthorizationRoutes: Sendable {
 
     func push(_ request: Request, peer: PeerCertificate?) async throws -> Response {
         var parameters = try await OAuth2Parameters.body(of: request)
-        let (client, _) = try await OAuth2ClientAuthentication(configuration: configuration)
+        let (client, _) = try await OAuth2ClientAuthentication(configuration: configuration, clients: store.clients)
             .authenticate(request, parameters, peer: peer)
         // §2.1: request_uri is not allowed in a pushed request.
         guard parameters["request_uri"] == nil else {

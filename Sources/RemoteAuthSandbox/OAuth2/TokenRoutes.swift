@@ -15,7 +15,9 @@ struct TokenRoutes: Sendable {
     /// Signs ID tokens and verifies client assertions.
     let openID: OpenIDProvider
 
-    var clients: OAuth2ClientAuthentication { OAuth2ClientAuthentication(configuration: configuration, openID: openID) }
+    var clients: OAuth2ClientAuthentication {
+        OAuth2ClientAuthentication(configuration: configuration, clients: store.clients, openID: openID)
+    }
 
     var collection: RouteCollection<SandboxRequestContext> {
         let routes = RouteCollection(context: SandboxRequestContext.self)
