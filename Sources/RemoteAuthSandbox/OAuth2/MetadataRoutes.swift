@@ -61,7 +61,13 @@ struct MetadataRoutes: Sendable {
         let endSessionEndpoint: String
         let subjectTypesSupported = ["public"]
         let idTokenSigningAlgValuesSupported = ["RS256", "ES256"]
-        let tokenEndpointAuthSigningAlgValuesSupported = ["RS256", "PS256", "ES256", "EdDSA", "HS256"]
+        let tokenEndpointAuthSigningAlgValuesSupported = Self.assertionAlgorithms
+        /// Required once `private_key_jwt` or `client_secret_jwt` is listed for revocation or
+        /// introspection ([RFC 8414 §2](https://www.rfc-editor.org/rfc/rfc8414#section-2)): the
+        /// same algorithms as at the token endpoint, which checks client assertions the same way.
+        let revocationEndpointAuthSigningAlgValuesSupported = Self.assertionAlgorithms
+        let introspectionEndpointAuthSigningAlgValuesSupported = Self.assertionAlgorithms
+        static let assertionAlgorithms = ["RS256", "PS256", "ES256", "EdDSA", "HS256"]
         let claimsSupported = [
             "sub", "iss", "aud", "exp", "iat", "auth_time", "nonce", "at_hash", "name",
             "preferred_username", "email", "email_verified", "sid",
@@ -94,6 +100,10 @@ struct MetadataRoutes: Sendable {
             case subjectTypesSupported = "subject_types_supported"
             case idTokenSigningAlgValuesSupported = "id_token_signing_alg_values_supported"
             case tokenEndpointAuthSigningAlgValuesSupported = "token_endpoint_auth_signing_alg_values_supported"
+            case revocationEndpointAuthSigningAlgValuesSupported =
+                "revocation_endpoint_auth_signing_alg_values_supported"
+            case introspectionEndpointAuthSigningAlgValuesSupported =
+                "introspection_endpoint_auth_signing_alg_values_supported"
             case claimsSupported = "claims_supported"
         }
     }
@@ -123,7 +133,8 @@ struct MetadataRoutes: Sendable {
             codeChallengeMethodsSupported: ["S256"],
             tokenEndpointAuthMethodsSupported: methods,
             revocationEndpointAuthMethodsSupported: methods,
-            introspectionEndpointAuthMethodsSupported: methods,
+            // RFC 7662 §2.1: introspection authorizes its caller, so a public client (none) cannot.
+            introspectionEndpointAuthMethodsSupported: methods.filter { $0 != "none" },
             authorizationResponseIssParameterSupported: true,
             pushedAuthorizationRequestEndpoint: issuer + "/oauth2/par",
             requirePushedAuthorizationRequests: configuration.requirePushedAuthorizationRequests,

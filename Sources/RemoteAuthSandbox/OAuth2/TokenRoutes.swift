@@ -315,15 +315,23 @@ struct TokenRoutes: Sendable {
         }
     }
 
-    /// `POST /oauth2/introspect`: a confidential client may ask about any token, a public one
-    /// about its own; anything else is `{"active":false}`.
+    /// `POST /oauth2/introspect`: a confidential client, authenticated, may ask about any token;
+    /// an unknown, expired or revoked token is `{"active":false}`. "The protected resource
+    /// MUST also be authorized to call the introspection endpoint"
+    /// ([RFC 7662 §2.1](https://www.rfc-editor.org/rfc/rfc7662#section-2.1)): a public client
+    /// presents no credentials, so it is refused with `401 invalid_client` (otherwise anyone
+    /// could scan for live tokens, §4).
     func introspect(_ request: Request, peer: PeerCertificate?) async throws -> Response {
         let parameters = try await OAuth2Parameters.body(of: request)
-        let (client, _) = try await clients.authenticate(request, parameters, peer: peer)
+        let (client, method) = try await introspectionCaller(request, parameters, peer: peer)
+        guard client.isConfidential, method != .none else {
+            throw clients.basicFailure(
+                "introspection needs an authenticated confidential client; a public client cannot call it (RFC 7662 §2.1)"
+            )
+        }
         guard let token = parameters["token"] else { throw OAuth2Problem(.invalidRequest, "token is missing") }
         let now = configuration.now()
-        func visible(_ owner: String) -> Bool { client.isConfidential || owner == client.id }
-        if let access = await store.accessToken(token, now: now), visible(access.clientID) {
+        if let access = await store.accessToken(token, now: now) {
             return OAuth2JSON.response(
                 IntrospectionJSON(
                     active: true,
@@ -338,7 +346,7 @@ struct TokenRoutes: Sendable {
                 )
             )
         }
-        if let refresh = await store.refreshToken(token), visible(refresh.clientID) {
+        if let refresh = await store.refreshToken(token) {
             return OAuth2JSON.response(
                 IntrospectionJSON(
                     active: true,
@@ -351,6 +359,21 @@ struct TokenRoutes: Sendable {
             )
         }
         return OAuth2JSON.response(IntrospectionJSON(active: false))
+    }
+
+    /// The client calling introspection; a refusal of its authentication is always `401`, no
+    /// credentials at all included: a caller that is not authorized (RFC 7662 §2.1).
+    func introspectionCaller(
+        _ request: Request,
+        _ parameters: OAuth2Parameters,
+        peer: PeerCertificate?
+    ) async throws(OAuth2Problem) -> (SandboxConfiguration.OAuth2Client, OAuth2ClientAuthentication.Method) {
+        do {
+            return try await clients.authenticate(request, parameters, peer: peer)
+        } catch {
+            guard error.body.code == .invalidClient, error.status != .unauthorized else { throw error }
+            throw clients.basicFailure(error.body.errorDescription ?? "client authentication failed")
+        }
     }
 
     /// The certificate a refresh token is bound to ([RFC 8705 §4](https://www.rfc-editor.org/rfc/rfc8705#section-4)):
