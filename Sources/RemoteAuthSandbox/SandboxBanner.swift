@@ -11,10 +11,13 @@ public enum SandboxBanner {
           POST \(base)/1.1/statuses/update.json   status=TEXT (OAuth 1.0a signed, Bearer with statuses:write, SigV4 or RFC 9421)
           GET  \(base)/1.1/statuses/home_timeline.json
           GET  \(base)/1.1/account/verify_credentials.json   (reads: Bearer needs statuses:read)
+          GET  \(base)/files                      a second protected resource: tokens with resource=\(base)/files only
+          GET  \(base)/.well-known/oauth-protected-resource/1.1   RFC 9728 resource metadata (also …/files)
           GET  \(base)/.well-known/oauth-authorization-server   OAuth 2 metadata (also /.well-known/openid-configuration)
           GET  \(base)/oauth2/authorize           OAuth 2 consent page (code + PKCE S256)
           POST \(base)/oauth2/token               OAuth 2 tokens (authorization_code, refresh_token, client_credentials, device_code)
           POST \(base)/oauth2/par                 OAuth 2 pushed authorization requests (RFC 9126)
+          POST \(base)/oauth2/register            dynamic client registration (RFC 7591; RFC 7592 at registration_client_uri)
           POST \(base)/oauth2/device_authorization
           GET  \(base)/device                     device flow: enter the user code
           POST \(base)/oauth2/revoke

@@ -105,6 +105,18 @@ private typealias W = OAuth2Wire
                 basic: (id, secret)
             )
             #expect(issued.status == 200, "\(issued.body)")
+            // It registered client_credentials only (RFC 7591 §2).
+            let otherGrant = try await W.token(
+                base,
+                [("grant_type", "refresh_token"), ("refresh_token", "whatever")],
+                basic: (id, secret)
+            )
+            #expect(otherGrant.status == 400)
+            #expect(W.json(otherGrant)["error"] as? String == "unauthorized_client")
+            #expect(
+                W.json(otherGrant)["error_description"] as? String
+                    == "this client did not register the grant type refresh_token (RFC 7591 §2)"
+            )
             // Registered for client_secret_basic: client_secret_post is refused.
             let posted = try await W.token(
                 base,

@@ -36,6 +36,14 @@ final class OAuth2ClientRegistry: Sendable {
 
     var registeredCount: Int { registered.withLock { $0.count } }
 
+    /// The `grant_types` a registered client restricted itself to
+    /// ([RFC 7591 §2](https://www.rfc-editor.org/rfc/rfc7591#section-2)); `nil` for a configured
+    /// client, which may use any grant its kind allows.
+    func grantTypes(of id: String) -> [String]? {
+        guard !isConfigured(id) else { return nil }
+        return registered.withLock { $0[id]?.metadata.grantTypes }
+    }
+
     /// Whether `id` is a configured client (never managed through RFC 7592).
     func isConfigured(_ id: String) -> Bool { configured.contains { $0.id == id } }
 

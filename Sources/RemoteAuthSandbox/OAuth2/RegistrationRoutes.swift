@@ -139,8 +139,9 @@ struct ClientMetadata: Codable, Sendable, Hashable {
 /// request must carry it as `Authorization: Bearer TOKEN`, the initial access token of
 /// [RFC 7591 §3](https://www.rfc-editor.org/rfc/rfc7591#section-3), compared in constant time.
 /// A registered client is an ``SandboxConfiguration/OAuth2Client`` like a configured one: the
-/// authorization endpoint, the consent page and the token endpoint take it. Registered grant
-/// types and scope are echoed, not enforced at the token endpoint.
+/// authorization endpoint, the consent page and the token endpoint take it. The token endpoint
+/// holds it to its registered `grant_types` (`unauthorized_client` otherwise); its registered
+/// `scope` is echoed, not enforced.
 struct RegistrationRoutes: Sendable {
     let configuration: SandboxConfiguration
     let store: OAuth2Store

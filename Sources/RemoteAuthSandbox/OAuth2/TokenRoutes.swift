@@ -76,6 +76,15 @@ struct TokenRoutes: Sendable {
         jkt: String?,
         x5t: String? = nil
     ) async throws -> Response {
+        // RFC 7591 §2: a registered client uses the grant types it registered, nothing else.
+        if let grant = parameters["grant_type"], let registered = store.clients.grantTypes(of: client.id),
+            !registered.contains(grant)
+        {
+            throw OAuth2Problem(
+                .unauthorizedClient,
+                "this client did not register the grant type \(grant) (RFC 7591 §2)"
+            )
+        }
         switch parameters["grant_type"] {
         case nil:
             throw OAuth2Problem(.invalidRequest, "grant_type is missing")
