@@ -134,7 +134,8 @@ if location:
     check(timeline.status_code == 200, "requests-oauthlib: a Bearer read", timeline.status_code)
     write = session.post(base + "/1.1/statuses/update.json", data={"status": "not allowed"})
     check(write.status_code == 403 and write.headers.get("WWW-Authenticate") ==
-          'Bearer realm="RemoteAuth Sandbox", error="insufficient_scope", scope="statuses:write"',
+          'Bearer realm="RemoteAuth Sandbox", error="insufficient_scope", scope="statuses:write", '
+          f'resource_metadata="{base}/.well-known/oauth-protected-resource/1.1"',
           "RFC 6750 §3.1: a write with a read token is 403 insufficient_scope",
           f"{write.status_code} {write.headers.get('WWW-Authenticate')}")
     renewed = session.refresh_token(metadata["token_endpoint"], client_id="demo-app")
