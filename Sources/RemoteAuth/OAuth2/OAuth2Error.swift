@@ -8,6 +8,7 @@ extension OAuth2 {
                 case serverRefused, malformedResponse, stateMismatch, issuerMismatch
                 case reauthorizationRequired, insecureEndpoint, invalidConfiguration
                 case refreshLimitExceeded, unsupportedTokenType, deviceCodeExpired, unexpectedTokens, resourceMismatch
+                case unsuitableAuthorizationServer
             }
             private let base: Base
             /// The server answered with an OAuth error (``Error/serverError`` holds it), at the
@@ -52,6 +53,11 @@ extension OAuth2 {
             /// about ([RFC 9728 §3.3](https://www.rfc-editor.org/rfc/rfc9728#section-3.3)):
             /// refused, as it could send the client's tokens to an attacker's authorization server.
             public static let resourceMismatch = Code(base: .resourceMismatch)
+            /// An authorization server a resource sign-in must not use: one the resource's
+            /// metadata does not list ([RFC 9728 §7.6](https://www.rfc-editor.org/rfc/rfc9728#section-7.6)),
+            /// or one whose metadata does not list `S256` in `code_challenge_methods_supported`,
+            /// so that PKCE cannot be relied on ([RFC 9700 §2.1.1](https://www.rfc-editor.org/rfc/rfc9700#section-2.1.1)).
+            public static let unsuitableAuthorizationServer = Code(base: .unsuitableAuthorizationServer)
             public var description: String { base.rawValue }
         }
 

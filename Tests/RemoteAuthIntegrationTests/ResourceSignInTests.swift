@@ -1,0 +1,95 @@
+import Foundation
+import HTTPTypes
+import RemoteAuth
+import RemoteAuthAsyncHTTPClient
+import RemoteAuthSandbox
+import Testing
+
+/// Issue 26 in the library: from the resource's URL alone to a signed-in call against the
+/// sandbox: its 401, its metadata (RFC 9728), the authorization server's (RFC 8414), a dynamic
+/// registration (RFC 7591), code + PKCE with `resource` (RFC 8707).
+@Suite(.timeLimit(.minutes(1))) struct ResourceSignInTests {
+    static let redirectURI = "http://127.0.0.1:53124/callback"
+
+    @Test func fromTheResourceURLAlone() async throws {
+        try await Sandbox.withSandbox(SignInUserAgentTests.autoApproving()) { sandbox in
+            try await AsyncHTTPClientTransport.withTransport { transport in
+                let resource = sandbox.baseURL + "/1.1"
+                let found = try await OAuth2.ResourceDiscovery.discover(resource: resource, transport: transport)
+                #expect(found.resource.resource == resource)
+                #expect(found.resource.authorizationServers == [sandbox.baseURL])
+                #expect(found.server.issuer == sandbox.baseURL)
+                #expect(found.server.codeChallengeMethodsSupported == ["S256"])
+                let endpoint = try #require(found.server.registrationEndpoint)
+                #expect(endpoint == sandbox.baseURL + "/oauth2/register")
+
+                let registered = try await OAuth2.DynamicRegistration.register(
+                    .init(redirectURIs: [Self.redirectURI], clientName: "resource sign-in test", scope: ["statuses:read"]),
+                    at: endpoint,
+                    transport: transport
+                )
+                #expect(registered.tokenEndpointAuthMethod == .none)
+                #expect(registered.clientSecret == nil)
+                #expect(registered.registrationAccessToken != nil)
+                #expect(registered.members["redirect_uris"] == .array([.string(Self.redirectURI)]))
+                #expect(registered.members["client_name"] == .string("resource sign-in test"))
+
+                let flow = OAuth2.Flow(server: .init(metadata: found.server), client: try registered.client(), transport: transport)
+                let agent = ScriptedUserAgent(redirectURI: Self.redirectURI) { url in
+                    #expect(url.hasSuffix("&resource=" + resource.replacingOccurrences(of: ":", with: "%3A").replacingOccurrences(of: "/", with: "%2F")))
+                    return [try await SignInUserAgentTests.redirect(for: url)]
+                }
+                let tokens = try await flow.signIn(with: agent, scope: ["statuses:read"], resources: [resource])
+                let session = try await flow.session(for: tokens, resources: [resource])
+                #expect(await session.session.registration.clientID == registered.clientID)
+                let client = AuthenticatingClient(transport: transport, session: session)
+                let (timeline, _) = try await client.get(resource + "/statuses/home_timeline.json")
+                #expect(timeline.status == .ok)
+
+                // The token's audience is the status API: the other resource on the origin refuses it.
+                var files = try HTTPRequest(method: .get, absoluteURL: sandbox.baseURL + "/files")
+                files.headerFields[.authorization] = "Bearer " + tokens.accessToken.reveal()
+                let (refused, _) = try await transport.send(files, body: nil)
+                #expect(refused.status == .unauthorized)
+                #expect(refused.headerFields[.wwwAuthenticate]?.contains(#"error="invalid_token""#) == true)
+            }
+        }
+    }
+
+    /// A confidential registration gets a secret that never expires here (`0`), and the client
+    /// authenticates with it.
+    @Test func aConfidentialRegistration() async throws {
+        try await Sandbox.withSandbox(SignInUserAgentTests.autoApproving()) { sandbox in
+            try await AsyncHTTPClientTransport.withTransport { transport in
+                let registered = try await OAuth2.DynamicRegistration.register(
+                    .init(redirectURIs: [Self.redirectURI], tokenEndpointAuthMethod: .clientSecretBasic),
+                    at: sandbox.baseURL + "/oauth2/register",
+                    transport: transport
+                )
+                #expect(registered.tokenEndpointAuthMethod == .clientSecretBasic)
+                #expect(registered.clientSecret != nil)
+                #expect(registered.clientSecretExpiresAt == 0)
+                #expect(!"\(registered)".contains(registered.clientSecret!.reveal()))
+                #expect(try registered.client().authentication.methodName == "client_secret_basic")
+            }
+        }
+    }
+
+    /// The server's refusal is the server's error, typed (RFC 7591 §3.2.2).
+    @Test func aRefusedRegistration() async throws {
+        try await Sandbox.withSandbox(SignInUserAgentTests.autoApproving()) { sandbox in
+            try await AsyncHTTPClientTransport.withTransport { transport in
+                let error = await #expect(throws: OAuth2.Error.self) {
+                    _ = try await OAuth2.DynamicRegistration.register(
+                        .init(redirectURIs: ["http://client.example/callback"]),
+                        at: sandbox.baseURL + "/oauth2/register",
+                        transport: transport
+                    )
+                }
+                #expect(error?.code == .serverRefused)
+                #expect(error?.serverError?.code.rawValue == "invalid_redirect_uri")
+                #expect(error?.reason.hasPrefix("POST \(sandbox.baseURL)/oauth2/register: ") == true)
+            }
+        }
+    }
+}
