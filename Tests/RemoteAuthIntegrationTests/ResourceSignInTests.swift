@@ -31,6 +31,11 @@ import Testing
                 #expect(registered.tokenEndpointAuthMethod == .none)
                 #expect(registered.clientSecret == nil)
                 #expect(registered.registrationAccessToken != nil)
+                // RFC 7592: what a session keeps to manage the registration, never printed.
+                let kept = registered.registration
+                #expect(kept.registrationClientURI?.hasPrefix(sandbox.baseURL + "/oauth2/register/") == true)
+                #expect(kept.registrationAccessToken == registered.registrationAccessToken)
+                #expect(!"\(kept)".contains(try #require(registered.registrationAccessToken).reveal()))
                 #expect(registered.members["redirect_uris"] == .array([.string(Self.redirectURI)]))
                 #expect(registered.members["client_name"] == .string("resource sign-in test"))
 

@@ -108,7 +108,9 @@ extension OAuth2 {
                 ClientRegistration(
                     clientID: clientID,
                     authenticationMethod: tokenEndpointAuthMethod,
-                    clientSecret: clientSecret
+                    clientSecret: clientSecret,
+                    registrationAccessToken: registrationAccessToken,
+                    registrationClientURI: registrationClientURI
                 )
             }
 

@@ -95,17 +95,26 @@ extension OAuth2 {
         /// Where the `private_key_jwt` signing key is kept, as its owner names it (the CLI: the
         /// PEM file's path), never the key itself: an ``ClientKeyProvider`` resolves it.
         public var keyReference: String?
+        /// For a client registered dynamically: the `registration_access_token` and
+        /// `registration_client_uri` that read, change or delete the registration
+        /// ([RFC 7592 §3](https://www.rfc-editor.org/rfc/rfc7592#section-3)).
+        public var registrationAccessToken: Secret?
+        public var registrationClientURI: String?
 
         public init(
             clientID: String,
             authenticationMethod: Session.ClientAuthenticationMethod = .none,
             clientSecret: Secret? = nil,
-            keyReference: String? = nil
+            keyReference: String? = nil,
+            registrationAccessToken: Secret? = nil,
+            registrationClientURI: String? = nil
         ) {
             self.clientID = clientID
             self.authenticationMethod = authenticationMethod
             self.clientSecret = clientSecret
             self.keyReference = keyReference
+            self.registrationAccessToken = registrationAccessToken
+            self.registrationClientURI = registrationClientURI
         }
 
         /// The registration of a flow's `client`: its id, its method and its secret (a
@@ -120,7 +129,11 @@ extension OAuth2 {
         }
 
         public var description: String {
-            "OAuth2.ClientRegistration(\(clientID), \(authenticationMethod)\(clientSecret == nil ? "" : ", secret: <redacted>"))"
+            var parts = [clientID, authenticationMethod.rawValue]
+            if clientSecret != nil { parts.append("secret: <redacted>") }
+            if let registrationClientURI { parts.append("registration: \(registrationClientURI)") }
+            if registrationAccessToken != nil { parts.append("registration token: <redacted>") }
+            return "OAuth2.ClientRegistration(\(parts.joined(separator: ", ")))"
         }
     }
 }
