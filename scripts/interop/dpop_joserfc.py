@@ -277,7 +277,7 @@ try:
         stored = json.load(open(os.path.join(home, "tokens.json")))
 
         entries = stored if isinstance(stored, list) else []
-        jwk = next((entry.get("session", {}).get("oauth2", {}).get("dpopKey") for entry in entries
+        jwk = next((entry.get("session", {}).get("oauth2", {}).get("binding", {}).get("dpopKey") for entry in entries
                     if entry.get("key", {}).get("service") == "jkt"), None) or {}
         public = {name: jwk[name] for name in ("kty", "crv", "x", "y") if name in jwk}
         checks.check(len(sent.get("dpop_jkt", "")) == 43, "remote-auth sends dpop_jkt", url)
