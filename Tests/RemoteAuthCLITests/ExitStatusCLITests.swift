@@ -49,7 +49,7 @@ import Testing
 
 /// Issue 22: exit statuses that contradicted the documented table (2: bad input, nothing sent;
 /// 56: the proxy refused the tunnel).
-@Suite(.timeLimit(.minutes(2))) struct ExitStatusTableCLITests {
+@Suite(.timeLimit(.minutes(5))) struct ExitStatusTableCLITests {
     @Test func aControlCharacterInTheUserIDIsBadInput() async throws {
         let result = try await CLI.run(["request", "--preemptive", "-u", "al\u{01}ice:pw", "http://127.0.0.1:9/"])
         #expect(result.status == 2)

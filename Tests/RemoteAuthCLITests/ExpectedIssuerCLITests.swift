@@ -6,7 +6,7 @@ import Testing
 /// `authorize oauth2` with explicit endpoints against a server that sends RFC 9207's `iss`:
 /// without an issuer to compare with, the redirect is refused (§2.4); `--expected-issuer` names
 /// it, and only that one is accepted.
-@Suite(.timeLimit(.minutes(2))) struct ExpectedIssuerCLITests {
+@Suite(.timeLimit(.minutes(5))) struct ExpectedIssuerCLITests {
     /// The sign-in with explicit endpoints (and `extra` options), the browser's part played by
     /// following the sandbox's redirect to the listener.
     static func signIn(_ base: String, home: String, _ extra: [String]) async throws -> BackgroundCLI {

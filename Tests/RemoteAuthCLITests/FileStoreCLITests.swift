@@ -71,7 +71,7 @@ import Testing
 
 /// Issue 22: where the token file lives must be safe for secrets, and each refusal says what is
 /// wrong in its own words.
-@Suite(.timeLimit(.minutes(2))) struct FileStoreLocationCLITests {
+@Suite(.timeLimit(.minutes(5))) struct FileStoreLocationCLITests {
     func home(mode: Int = 0o700) throws -> String {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("file-store-loc-\(UUID())").path
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)

@@ -4,7 +4,7 @@ import Testing
 /// `remote-auth request --signature-key` and `sign http-signature` (RFC 9421) against a
 /// `remote-auth sandbox` process, which verifies the signatures on its status API with the key
 /// its banner names and signs its responses when asked.
-@Suite(.timeLimit(.minutes(2))) struct HTTPSignatureCLITests {
+@Suite(.timeLimit(.minutes(5))) struct HTTPSignatureCLITests {
     static func temporaryDirectory() throws -> URL {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ra-9421-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

@@ -10,7 +10,7 @@ import Glibc
 /// `authorize` killed with SIGKILL while it waits for the browser: the profiles on disk are the
 /// ones from before, nothing is left beside them, the port is free again, and the next sign-in
 /// on the same redirect URI works.
-@Suite(.timeLimit(.minutes(2))) struct KilledAuthorizeCLITests {
+@Suite(.timeLimit(.minutes(5))) struct KilledAuthorizeCLITests {
     @Test func killedWhileWaitingLeavesTheStoreAndPortAsTheyWere() async throws {
         let home = OAuth2CLITests.home()
         defer { try? FileManager.default.removeItem(atPath: home) }

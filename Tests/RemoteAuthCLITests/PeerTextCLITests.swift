@@ -3,7 +3,7 @@ import Testing
 
 /// Issue 22, item 3: a hostile token endpoint's text reaches the terminal escaped, and the fresh
 /// tokens of an almost-JSON response never reach it.
-@Suite(.timeLimit(.minutes(2))) struct PeerTextCLITests {
+@Suite(.timeLimit(.minutes(5))) struct PeerTextCLITests {
     static func canned(_ server: EchoServer, _ status: Int, _ json: String) -> String {
         server.base + "/canned/\(status)/" + json.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
     }

@@ -6,7 +6,7 @@ import Testing
 /// `remote-auth authorize oauth2` against `remote-auth sandbox --require-par`: the request is
 /// pushed because the metadata says so (RFC 9126 §5), and the printed URL carries only
 /// `client_id` and `request_uri`.
-@Suite(.timeLimit(.minutes(3))) struct PushedAuthorizationCLITests {
+@Suite(.timeLimit(.minutes(5))) struct PushedAuthorizationCLITests {
     @Test func requiredByTheMetadata() async throws {
         let home = OAuth2CLITests.home()
         defer { try? FileManager.default.removeItem(atPath: home) }

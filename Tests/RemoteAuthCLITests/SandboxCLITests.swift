@@ -52,7 +52,7 @@ import Testing
 /// Issue 22: the sandbox's loopback check resolves nothing (a name that is not an address is
 /// refused), a port in use is named, a failed start leaves --write-certificate's file alone,
 /// `--port -1` is refused by its range, and /redirect?to= takes only http(s) or a path.
-@Suite(.timeLimit(.minutes(2))) struct SandboxStartCLITests {
+@Suite(.timeLimit(.minutes(5))) struct SandboxStartCLITests {
     @Test func badHostsAndPorts() async throws {
         for (arguments, message) in [
             (

@@ -93,7 +93,9 @@ import Testing
             process.executableURL = try CLI.binary()
             // The proxy options need a proxy: the silent server is one too.
             let proxy = spelling[0].contains("U") || spelling[0] == "--proxy-user" ? ["-x", server.base] : []
-            process.arguments = ["request", "--max-time", "120"] + proxy + spelling + ["-s", server.base + "/"]
+            // Every phase waits as long as the whole request: a proxy that never answers must not end
+            // the run at the connect deadline before a loaded machine has read /proc.
+            process.arguments = ["request", "--max-time", "120", "--connect-timeout", "120"] + proxy + spelling + ["-s", server.base + "/"]
             process.standardOutput = FileHandle.nullDevice
             // Kept, so that a run that ends early says why.
             let errors = FileManager.default.temporaryDirectory.appendingPathComponent("secrets-\(UUID()).err")

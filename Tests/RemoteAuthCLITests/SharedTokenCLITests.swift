@@ -11,7 +11,7 @@ import Glibc
 /// an expired token refresh it once (the file store's lock), against the sandbox's rotating
 /// refresh tokens with reuse detection; `kill -9` in the middle of a write never leaves a torn
 /// token file.
-@Suite(.timeLimit(.minutes(3)), .serialized) struct SharedTokenCLITests {
+@Suite(.timeLimit(.minutes(5)), .serialized) struct SharedTokenCLITests {
     /// Signs in with the code flow and PKCE through the loopback (the sandbox approves at once).
     static func signIn(profile: String, base: String, environment: [String: String]) async throws {
         let authorize = try BackgroundCLI(

@@ -3,7 +3,7 @@ import Testing
 
 /// `remote-auth request --aws-sigv4` against a `remote-auth sandbox` process, which verifies
 /// SigV4 on its status API with the key its banner prints.
-@Suite(.timeLimit(.minutes(1))) struct SigV4CLITests {
+@Suite(.timeLimit(.minutes(5))) struct SigV4CLITests {
     @Test func requestSignsAndTheSandboxVerifies() async throws {
         let sandbox = try SandboxProcess([])
         let base = try await sandbox.baseURL()

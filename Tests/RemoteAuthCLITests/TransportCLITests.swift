@@ -3,7 +3,7 @@ import Testing
 
 /// `remote-auth request` below HTTP: failures named by what happened, at once, and the two
 /// time limits curl has.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct TransportCLITests {
     /// 7 (refused), not 28 (the 30 s default deadline): it gave up at once, however loaded the
     /// machine, with no wall-clock bound.

@@ -47,7 +47,7 @@ struct ToyAuthenticator: RequestAuthenticator {
     }
 }
 
-@Suite(.timeLimit(.minutes(1))) struct AuthenticatorChainTests {
+@Suite(.timeLimit(.minutes(5))) struct AuthenticatorChainTests {
     static let timeline = "/1.1/statuses/home_timeline.json"
 
     /// The toy authenticator's two fields reach the server on a request to its origin, its
@@ -159,7 +159,7 @@ struct UnreachableTransport: HTTPTransport {
 
 /// OAuth 1.0a through the chain, in all three placements (RFC 5849 §3.5), against the sandbox's
 /// provider, which verifies each signature.
-@Suite(.timeLimit(.minutes(1))) struct OAuth1AuthenticatorTests {
+@Suite(.timeLimit(.minutes(5))) struct OAuth1AuthenticatorTests {
     @Test(arguments: OAuth1.Placement.allCases) func signsInEveryPlacement(placement: OAuth1.Placement) async throws {
         try await Sandbox.withSandbox { sandbox in
             try await AsyncHTTPClientTransport.withTransport { ahc in
@@ -191,7 +191,7 @@ struct UnreachableTransport: HTTPTransport {
 }
 
 /// AWS SigV4 through the chain and through the OpenAPI middleware, verified by the sandbox.
-@Suite(.timeLimit(.minutes(1))) struct SigV4AuthenticatorTests {
+@Suite(.timeLimit(.minutes(5))) struct SigV4AuthenticatorTests {
     static func signer(secret: Secret = "sandbox-aws-secret") -> AWS.SigV4Signer {
         AWS.SigV4Signer(
             credentials: AWS.Credentials(accessKeyID: "AKIDSANDBOX", secretAccessKey: secret),
@@ -241,7 +241,7 @@ struct UnreachableTransport: HTTPTransport {
 
 /// Basic and Digest as authenticators in the chain and in the OpenAPI middleware, against the
 /// sandbox's challenge routes.
-@Suite(.timeLimit(.minutes(1))) struct ChallengeAuthenticatorTests {
+@Suite(.timeLimit(.minutes(5))) struct ChallengeAuthenticatorTests {
     @Test func basicOnChallengeAndPreemptive() async throws {
         try await Sandbox.withSandbox { sandbox in
             try await AsyncHTTPClientTransport.withTransport { ahc in

@@ -7,7 +7,7 @@ import Testing
 
 /// RFC 9449 end to end: the library's DPoP client against the sandbox's authorization server
 /// and status API, over real sockets.
-@Suite("DPoP against the sandbox", .timeLimit(.minutes(1)))
+@Suite("DPoP against the sandbox", .timeLimit(.minutes(5)))
 struct DPoPSandboxTests {
     typealias W = OAuth2Wire
     static let now: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
@@ -351,7 +351,7 @@ struct DPoPSandboxTests {
 
 /// UserInfo with a DPoP-bound token (RFC 9449 §7.1): sent as `DPoP` with a proof it succeeds,
 /// nonce retry included; sent as Bearer the provider refuses it.
-@Suite(.timeLimit(.minutes(1))) struct DPoPUserInfoTests {
+@Suite(.timeLimit(.minutes(5))) struct DPoPUserInfoTests {
     @Test(arguments: [false, true]) func userInfoWithADPoPBoundToken(nonce: Bool) async throws {
         try await Sandbox.withSandbox(DPoPSandboxTests.autoApproving(nonce: nonce)) { sandbox in
             let base = sandbox.baseURL

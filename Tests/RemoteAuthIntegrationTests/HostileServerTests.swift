@@ -148,7 +148,7 @@ enum HostileServer {
 /// Each transport against each hostile server: a typed ``TransportError`` within the deadline
 /// (2 s here), and memory bounded by the response limit (1 MiB here), never by what the server
 /// sends. Elapsed bounds are loose: the machine has 2 shared cores.
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.serialized, .timeLimit(.minutes(5)))
 struct HostileServerTests {
     typealias Kind = TransportFailureTests.Kind
 

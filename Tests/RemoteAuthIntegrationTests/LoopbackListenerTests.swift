@@ -219,7 +219,7 @@ import Testing
     }
 
     /// A connection that sends nothing is closed at the read deadline.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func closesAnIdleConnection() async throws {
         try await LoopbackCallbackListener.withListener(
             path: "/callback",

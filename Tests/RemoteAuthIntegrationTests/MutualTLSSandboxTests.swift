@@ -12,7 +12,7 @@ import X509
 /// RFC 8705 end to end over real TLS sockets: `tls_client_auth` and
 /// `self_signed_tls_client_auth` at the sandbox's token endpoint through `NIOHTTP1Transport`'s
 /// client identity, and certificate-bound access tokens at its status API.
-@Suite("Mutual TLS client authentication and bound tokens", .timeLimit(.minutes(2)))
+@Suite("Mutual TLS client authentication and bound tokens", .timeLimit(.minutes(5)))
 struct MutualTLSSandboxTests {
     static let now: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
     static let timeline = "/1.1/statuses/home_timeline.json"

@@ -6,7 +6,7 @@ import Testing
 
 /// Two processes share one tokens.json: each has its own ``FileTokenStore`` and
 /// ``OAuth2/TokenSession``. The server rotates refresh tokens and refuses a rotated one.
-@Suite(.timeLimit(.minutes(1))) struct OAuth2SessionFileTests {
+@Suite(.timeLimit(.minutes(5))) struct OAuth2SessionFileTests {
     /// A token endpoint that rotates: each refresh token works once.
     final class RotatingServer: Sendable {
         private let state = Mutex((current: "r1", generation: 1, refreshes: 0))

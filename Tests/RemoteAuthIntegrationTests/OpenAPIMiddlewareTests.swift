@@ -9,7 +9,7 @@ import Testing
 
 /// The authenticator chain as an OpenAPI `ClientMiddleware`, against the sandbox over sockets:
 /// a server URL with a path (`…/1.1`) and operation paths, as a generated client sends them.
-@Suite(.timeLimit(.minutes(1))) struct OpenAPIMiddlewareTests {
+@Suite(.timeLimit(.minutes(5))) struct OpenAPIMiddlewareTests {
     /// What a generated client does with one middleware and a transport.
     static func call(
         _ middleware: AuthenticationMiddleware,

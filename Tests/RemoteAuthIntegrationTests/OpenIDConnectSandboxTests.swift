@@ -15,7 +15,7 @@ final class OIDCTestClock: Sendable {
     var closure: @Sendable () -> Int64 { { self.now } }
 }
 
-@Suite("OpenID Connect against the sandbox's OpenID provider", .timeLimit(.minutes(1)))
+@Suite("OpenID Connect against the sandbox's OpenID provider", .timeLimit(.minutes(5)))
 struct OpenIDConnectSandboxTests {
     static let clientKey = JOSE.SigningKey.generateP256(keyID: "client-ec")
 

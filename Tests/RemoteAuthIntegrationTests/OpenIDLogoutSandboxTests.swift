@@ -9,7 +9,7 @@ import Testing
 /// OpenID Connect RP-Initiated Logout 1.0 against the sandbox over real sockets: the library
 /// builds the logout URL, the sandbox's end-session endpoint checks it and sends the browser to
 /// a loopback listener with the `state`, and the grant is over.
-@Suite("RP-initiated logout at the sandbox", .timeLimit(.minutes(1)))
+@Suite("RP-initiated logout at the sandbox", .timeLimit(.minutes(5)))
 struct OpenIDLogoutSandboxTests {
     @Test func logoutEndsTheGrantAndRedirectsWithState() async throws {
         let clock = OIDCTestClock()

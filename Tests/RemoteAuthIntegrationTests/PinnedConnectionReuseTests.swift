@@ -41,7 +41,7 @@ func withCountingTLSSandbox<T: Sendable>(
 
 /// Connection reuse in ``NIOHTTP1Transport``, over real TLS, counted on the server's side: a
 /// pinned client pays one handshake for many requests, and reuse weakens none of the pinning.
-@Suite(.timeLimit(.minutes(1))) struct PinnedConnectionReuseTests {
+@Suite(.timeLimit(.minutes(5))) struct PinnedConnectionReuseTests {
     let alice = #"{"authenticated": true, "user": "alice"}"#
 
     static func pinned(_ leaf: TestPKI.Issued, _ pki: TestPKI) throws -> PublicKeyPinningPolicy {

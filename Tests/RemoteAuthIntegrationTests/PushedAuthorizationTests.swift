@@ -8,7 +8,7 @@ import Testing
 
 /// Pushed authorization requests (RFC 9126) between the library's flow and the sandbox, over
 /// real sockets.
-@Suite("Pushed authorization requests", .timeLimit(.minutes(1)))
+@Suite("Pushed authorization requests", .timeLimit(.minutes(5)))
 struct PushedAuthorizationTests {
     typealias W = OAuth2Wire
 

@@ -19,7 +19,7 @@ private func readmeBasicSnippet(origin: String) async throws -> (HTTPResponse, [
     return (response, body)
 }
 
-@Suite(.timeLimit(.minutes(2))) struct ReadmeSnippetTests {
+@Suite(.timeLimit(.minutes(5))) struct ReadmeSnippetTests {
     @Test func basicOverAsyncHTTPClientAnswersTheChallenge() async throws {
         try await Sandbox.withSandbox { sandbox in
             let (response, body) = try await readmeBasicSnippet(origin: sandbox.baseURL)

@@ -8,7 +8,7 @@ import Testing
 /// Issue 26 in the library: from the resource's URL alone to a signed-in call against the
 /// sandbox: its 401, its metadata (RFC 9728), the authorization server's (RFC 8414), a dynamic
 /// registration (RFC 7591), code + PKCE with `resource` (RFC 8707).
-@Suite(.timeLimit(.minutes(1))) struct ResourceSignInTests {
+@Suite(.timeLimit(.minutes(5))) struct ResourceSignInTests {
     static let redirectURI = "http://127.0.0.1:53124/callback"
 
     @Test func fromTheResourceURLAlone() async throws {

@@ -8,7 +8,7 @@ import Synchronization
 import Testing
 
 /// The sign-in user agents, shared by OAuth 2 and OAuth 1.0a, against the sandbox.
-@Suite(.timeLimit(.minutes(1))) struct SignInUserAgentTests {
+@Suite(.timeLimit(.minutes(5))) struct SignInUserAgentTests {
     static func autoApproving() -> SandboxConfiguration {
         var configuration = SandboxConfiguration.demo()
         configuration.autoApprove = true

@@ -16,7 +16,7 @@ final class Passes: Sendable {
     var total: Int { made.withLock { $0 } }
 }
 
-@Suite(.timeLimit(.minutes(1))) struct StreamedBodyTests {
+@Suite(.timeLimit(.minutes(5))) struct StreamedBodyTests {
     /// A form body in chunks of 7 bytes; counts how many passes were made.
     static func form(_ text: String, passes: Passes, knownLength: Bool) -> RequestBody {
         let bytes = Array(text.utf8)

@@ -21,7 +21,7 @@ import Glibc
 /// (`connectionRefused` or `hostNotFound`, not `timedOut`), not a wall-clock bound, so the checks
 /// hold on a loaded machine; the stall's deadline is told from the 60 s connect timeouts behind
 /// it by a bound of 30 s.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(5)))
 struct TransportFailureTests {
     enum Kind: String, CaseIterable, CustomTestStringConvertible, Sendable {
         case nio, asyncHTTPClient, urlSession

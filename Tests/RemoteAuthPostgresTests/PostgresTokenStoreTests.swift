@@ -69,7 +69,7 @@ final class Locked<Value: Sendable>: Sendable {
     func withLock<Result: Sendable>(_ body: (inout Value) -> Result) -> Result { mutex.withLock { body(&$0) } }
 }
 
-@Suite(.enabled(if: Database.isConfigured, "POSTGRES_URL names no PostgreSQL server"), .timeLimit(.minutes(2)))
+@Suite(.enabled(if: Database.isConfigured, "POSTGRES_URL names no PostgreSQL server"), .timeLimit(.minutes(5)))
 struct PostgresTokenStoreTests {
     static func session(_ access: String, refresh: String = "r", expiresAt: Int64 = 0) -> OAuth2.Session {
         OAuth2.Session(
