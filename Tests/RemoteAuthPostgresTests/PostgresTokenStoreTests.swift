@@ -334,13 +334,29 @@ struct PostgresTokenStoreTests {
                         refreshes >= rounds && refreshes <= seconds.count,
                         "\(refreshes) for \(seconds.count) seconds"
                     )
-                    // What every instance holds is what the table holds: the last rotation.
-                    let stored = try await PostgresTokenStore(client: clients[0], table: table)
-                        .oauth2Session(service: "sandbox", account: "alice")
-                    for session in sessions { #expect(await session.session.tokens == stored?.tokens) }
+                    // What every instance holds is the table's last rotation, or an older token that
+                    // it replaces from the table at its next request once that token has expired: an
+                    // instance whose requests of the last round all ended before the token it
+                    // adopted expired never saw the rotation that followed. One instance at a time,
+                    // so the check does not depend on how the requests interleaved.
+                    let store = try PostgresTokenStore(client: clients[0], table: table)
+                    var stale = 0
+                    for (index, session) in sessions.enumerated() {
+                        let held = await session.session.tokens
+                        let stored = try await store.oauth2Session(service: "sandbox", account: "alice")?.tokens
+                        guard held != stored else { continue }
+                        stale += 1
+                        let expiresAt = try #require(held.expiresAt)
+                        let wait = Double(expiresAt) + 0.05 - Date().timeIntervalSince1970
+                        if wait > 0 { try await Task.sleep(for: .milliseconds(Int(wait * 1_000))) }
+                        #expect(try await apiClients[index].get(url).0.status.code == 200)
+                        let after = try await store.oauth2Session(service: "sandbox", account: "alice")?.tokens
+                        #expect(await session.session.tokens == after, "instance \(index)")
+                    }
+                    #expect(log.withLock { $0.filter { $0.hasPrefix("POST /oauth2/token 4") } } == [])
                     let retried = entries.filter { $0.hasPrefix("GET /1.1/account/verify_credentials.json 401") }.count
                     print(
-                        "postgres-store: \(instances) instances x 50 requests, \(rounds) rounds: \(refreshes) refreshes (per instance \(refreshCounts)) for \(seconds.count) second boundaries, \(retried) requests retried after invalid_token, rounds took \(durations.map { String(format: "%.2f s", $0) }.joined(separator: ", "))"
+                        "postgres-store: \(instances) instances x 50 requests, \(rounds) rounds: \(refreshes) refreshes (per instance \(refreshCounts)) for \(seconds.count) second boundaries, \(retried) requests retried after invalid_token, rounds took \(durations.map { String(format: "%.2f s", $0) }.joined(separator: ", ")); \(stale) instances held an expired older token and took the table's at their next request"
                     )
                 }
             }
