@@ -57,6 +57,7 @@ extension AuthorizeOAuth2 {
     /// The client, with its authentication; JWT assertions are signed per request with the
     /// system clock and random source (RFC 7523 §3).
     func makeClient(secret: String?, issuer: String?) throws -> OAuth2.Client {
+        guard let clientID else { throw CLIFailure("--client-id is required (except in a sign-in from --resource alone)") }
         let audience: OAuth2.ClientAssertion.Audience
         switch assertionAudience {
         case .tokenEndpoint: audience = .endpoint

@@ -68,8 +68,26 @@ struct AuthorizeOAuth2: AsyncParsableCommand {
     @Option(help: "The introspection endpoint (RFC 7662), kept with the profile.")
     var introspectionURL: String?
 
-    @Option(help: "The client identifier.")
-    var clientID: String
+    @Option(
+        help:
+            "The client identifier (required, except in a sign-in from --resource alone, where a client is registered when none is given)."
+    )
+    var clientID: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "With --resource alone: the https URL of this client's ID metadata document, used as its client_id where the server supports them.",
+            valueName: "url"
+        )
+    )
+    var clientMetadataURL: String?
+
+    @Option(
+        parsing: .unconditional,
+        help:
+            "With --resource alone: the initial access token a registration endpoint asks for (RFC 7591 §3), '-' to read it from stdin, or REMOTE_AUTH_INITIAL_ACCESS_TOKEN."
+    )
+    var initialAccessToken: String?
 
     @Option(
         parsing: .unconditional,
@@ -148,10 +166,38 @@ struct AuthorizeOAuth2: AsyncParsableCommand {
     @OptionGroup(title: "TLS")
     var tlsOptions: TLSOptions
 
+    /// Without --issuer and explicit endpoints, one --resource is where everything is found
+    /// (RFC 9728): the sign-in from a resource URL alone.
+    var signsInFromResource: Bool {
+        issuer == nil && tokenURL == nil && authorizationURL == nil && expectedIssuer == nil && !device
+            && !clientCredentials && !resource.isEmpty
+    }
+
     func validate() throws {
         try ProfileName.check(profile)
         guard timeout > 0 else {
             throw ValidationError("--timeout must be a whole number of seconds, at least 1, not \(timeout)")
+        }
+        if signsInFromResource {
+            guard resource.count == 1 else {
+                throw ValidationError("a sign-in from --resource alone takes one --resource, not \(resource.count)")
+            }
+            if paste || par || oidc || clientAuth != nil || clientKey != nil {
+                throw ValidationError(
+                    "--paste, --par, --oidc, --client-auth and --client-key go with --issuer; a sign-in from --resource alone uses the loopback listener"
+                )
+            }
+            if clientSecret != nil, clientID == nil {
+                throw ValidationError("--client-secret is the secret of --client-id")
+            }
+            _ = try LoopbackRedirect(redirectURI)
+            return
+        }
+        if clientMetadataURL != nil || initialAccessToken != nil {
+            throw ValidationError("--client-metadata-url and --initial-access-token belong to a sign-in from --resource alone")
+        }
+        guard clientID != nil else {
+            throw ValidationError("--client-id is required (except in a sign-in from --resource alone)")
         }
         guard !(device && clientCredentials) else {
             throw ValidationError("--device and --client-credentials are two grants: choose one")
@@ -197,6 +243,30 @@ struct AuthorizeOAuth2: AsyncParsableCommand {
             environment: "REMOTE_AUTH_CLIENT_SECRET",
             option: "--client-secret"
         )
+        if signsInFromResource {
+            let initialAccessToken = try SecretInput.resolve(
+                self.initialAccessToken,
+                environment: "REMOTE_AUTH_INITIAL_ACCESS_TOKEN",
+                option: "--initial-access-token"
+            )
+            try await ResourceSignInRun(
+                profile: profile,
+                resource: resource[0],
+                match: .exact,
+                clientID: clientID,
+                clientSecret: secret,
+                clientMetadataURL: clientMetadataURL,
+                initialAccessToken: initialAccessToken,
+                scope: scope == nil ? nil : scopes,
+                redirectURI: redirectURI,
+                noBrowser: noBrowser,
+                timeout: timeout,
+                dpop: dpop,
+                tls: tlsOptions,
+                announceOnStdout: true
+            ).run()
+            return
+        }
         let certificateAuth = clientAuth == .tlsClientAuth || clientAuth == .selfSignedTLSClientAuth
         if clientCredentials, secret == nil, clientKey == nil, !certificateAuth {
             throw CLIFailure(

@@ -44,6 +44,15 @@ enum ExitStatus: Int32, CaseIterable {
     /// curl has no such failure, and its table ends at 101 (`CURLE_ECH_REQUIRED`): 110 is past
     /// it, so a script written for curl never reads it as one of curl's.
     case responseSignatureFailed = 110
+    /// A sign-in from a resource URL (`authorize oauth2 --resource`, `request --sign-in`) found
+    /// metadata it may not use: a document about another resource (RFC 9728 §3.3), an
+    /// authorization server the resource does not list or whose issuer does not match, one
+    /// without PKCE S256, or one that offers this client no way to identify itself. Nothing is
+    /// saved.
+    case resourceMetadataRefused = 111
+    /// The authorization server refused the dynamic registration (RFC 7591 §3.2.2:
+    /// `invalid_redirect_uri`, `invalid_client_metadata`, ...). Nothing is saved.
+    case registrationRefused = 112
 
     var exitCode: ExitCode { ExitCode(rawValue) }
 
@@ -56,7 +65,9 @@ enum ExitStatus: Int32, CaseIterable {
         23 cannot write the -o file; 28 timed out (--connect-timeout, --max-time); 35 TLS handshake \
         failed; 47 too many redirects; 56 connection closed early, not an HTTP answer, or the proxy refused the tunnel; \
         60 server certificate not trusted; 90 no --pin matched; 110 the response's RFC 9421 signature \
-        did not verify (--verify-response-key).
+        did not verify (--verify-response-key); 111 a sign-in from a resource URL found metadata it \
+        may not use (another resource, an unlisted server, an issuer mismatch, no PKCE S256, no way \
+        to identify the client); 112 the server refused the dynamic registration.
         """
 
     /// The discussion of a command: `text`, then the exit status table.

@@ -81,6 +81,7 @@ struct OAuth2Profile: Sendable {
         }
         lines.append("client: \(session.clientID) (\(session.clientAuthentication.rawValue))")
         if session.clientSecret != nil { lines.append("client secret: <redacted>") }
+        if let uri = session.registration.registrationClientURI { lines.append("registration: \(uri) (RFC 7592)") }
         if let grant = session.grant { lines.append("grant: \(grant)") }
         if let keyPath = session.clientKeyReference { lines.append("client key: \(keyPath)") }
         if let certificate = session.clientCertificate {
@@ -88,6 +89,7 @@ struct OAuth2Profile: Sendable {
         }
         if let scope = session.scope { lines.append("scope: \(scope.joined(separator: " "))") }
         lines.append("resources: \(session.resourceOrigins.joined(separator: " "))")
+        if let indicators = session.resources { lines.append("resource indicators: \(indicators.joined(separator: " "))") }
         lines.append("tokens: \(session.tokens)")
         if let jkt = try? session.dpopKey?.thumbprint() { lines.append("dpop key: jkt \(jkt)") }
         if let provider = session.openIDProvider {

@@ -236,11 +236,15 @@ struct RequestCommand: AsyncParsableCommand {
     @OptionGroup(title: "HTTP Message Signatures (RFC 9421)")
     var httpSignature: HTTPSignatureOptions
 
+    @OptionGroup(title: "Signing in from the URL (RFC 9728, RFC 7591)")
+    var signInOptions: RequestSignInOptions
+
     @Argument(help: "The absolute http or https URL.")
     var url: String
 
     func run() async throws {
         do {
+            try await signInFirstIfAsked()
             try await send()
         } catch let failure as CLIFailure where silent && !showError {
             throw CLIFailure("", status: failure.status)

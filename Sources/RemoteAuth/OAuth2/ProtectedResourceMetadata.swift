@@ -67,8 +67,20 @@ extension OAuth2 {
         public static func discover(
             resource: String,
             metadataURL: String? = nil,
+            match: ResourceMatch = .exact,
             transport: any HTTPTransport
         ) async throws -> ProtectedResourceMetadata {
+            if metadataURL == nil, match == .pathPrefix {
+                // A URL under the resource: the path-inserted document, then the origin's (the
+                // order of the Model Context Protocol's authorization specification).
+                let inserted = try wellKnownURL(resource: URIReference(parsing: resource).withoutQueryAndFragment)
+                let root = try wellKnownURL(resource: try HTTPRequest(method: .get, absoluteURL: resource).originPrefix)
+                do {
+                    return try await discover(resource: resource, metadataURL: inserted, match: match, transport: transport)
+                } catch let error as OAuth2.Error where error.status == 404 && inserted != root {
+                    return try await discover(resource: resource, metadataURL: root, match: match, transport: transport)
+                }
+            }
             let url = try metadataURL ?? wellKnownURL(resource: resource)
             try OAuth2.checkEndpoint(url)
             var fields = HTTPFields()
@@ -78,14 +90,53 @@ extension OAuth2 {
                 body: nil
             )
             do {
-                return try parse(status: response.status.code, body: body, expectedResource: resource)
+                return try parse(status: response.status.code, body: body, expectedResource: resource, match: match)
             } catch let error as OAuth2.Error {
                 throw OAuth2.Error(error.code, "GET \(url): \(error.reason)", serverError: error.serverError, status: error.status)
             }
         }
 
-        /// Reads a metadata response and checks its `resource` ([RFC 9728 §3.2, §3.3](https://www.rfc-editor.org/rfc/rfc9728#section-3.2)).
-        public static func parse(status: Int, body: [UInt8], expectedResource: String) throws -> ProtectedResourceMetadata {
+        /// How the document's `resource` must relate to the URL the client used.
+        public enum ResourceMatch: Sendable, Hashable {
+            /// Character for character ([RFC 9728 §3.3](https://www.rfc-editor.org/rfc/rfc9728#section-3.3)):
+            /// the client asked about the resource identifier itself.
+            case exact
+            /// The client requested a URL under the resource (`https://api.example.com/v1/users`
+            /// for the resource `https://api.example.com/v1`): the same origin, and the
+            /// resource's path a prefix of the URL's path on a segment boundary, with no query or
+            /// fragment. This is the rule of draft-mcguinness-oauth-rfc9728bis §3 and of the
+            /// Model Context Protocol's SDKs; RFC 9728 §3.3 alone asks for ``exact``. Chosen
+            /// explicitly, never as a fallback.
+            case pathPrefix
+
+            /// `true` when `resource` may answer for a request to `url`.
+            public func accepts(_ resource: String, for url: String) -> Bool {
+                switch self {
+                case .exact:
+                    return resource == url
+                case .pathPrefix:
+                    if resource == url { return true }
+                    let candidate = URIReference(parsing: resource)
+                    let requested = URIReference(parsing: url)
+                    guard candidate.query == nil, candidate.fragment == nil,
+                        let origin = try? AuthScope(url: resource).origin, origin == (try? AuthScope(url: url).origin)
+                    else { return false }
+                    var base = Substring(candidate.path)
+                    while base.hasSuffix("/") { base = base.dropLast() }
+                    let path = Substring(requested.path)
+                    return base.isEmpty || path == base || path.hasPrefix(base + "/")
+                }
+            }
+        }
+
+        /// Reads a metadata response and checks its `resource` against the URL the client used
+        /// ([RFC 9728 §3.2, §3.3](https://www.rfc-editor.org/rfc/rfc9728#section-3.2)).
+        public static func parse(
+            status: Int,
+            body: [UInt8],
+            expectedResource: String,
+            match: ResourceMatch = .exact
+        ) throws -> ProtectedResourceMetadata {
             let object = try JSONObject.parse(status: status, body: body)
             let members = object.members
             func string(_ name: String) throws -> String? {
@@ -117,10 +168,11 @@ extension OAuth2 {
             guard let resource = try string("resource") else {
                 throw OAuth2.Error(.malformedResponse, "the metadata has no 'resource' (RFC 9728 §2)", status: status)
             }
-            guard resource == expectedResource else {
+            guard match.accepts(resource, for: expectedResource) else {
+                let rule = match == .exact ? "RFC 9728 §3.3" : "not its origin and a path prefix of it, RFC 9728 §3.3"
                 throw OAuth2.Error(
                     .resourceMismatch,
-                    "the metadata is for '\(PeerText.printable(resource))', not '\(expectedResource)' (RFC 9728 §3.3)",
+                    "the metadata is for '\(PeerText.printable(resource))', not '\(expectedResource)' (\(rule))",
                     status: status
                 )
             }

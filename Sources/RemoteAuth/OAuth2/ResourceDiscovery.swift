@@ -20,10 +20,21 @@ extension OAuth2 {
         /// The chosen authorization server's metadata, its issuer checked.
         public let server: ServerMetadata
 
-        public init(resource: ProtectedResourceMetadata, server: ServerMetadata) {
+        /// The `scope` of the resource's `Bearer` challenge, when its `401` named one
+        /// ([RFC 6750 §3](https://www.rfc-editor.org/rfc/rfc6750#section-3)): what this request
+        /// needs, which a sign-in asks for before the metadata's `scopes_supported`.
+        public let challengedScope: [String]?
+
+        public init(resource: ProtectedResourceMetadata, server: ServerMetadata, challengedScope: [String]? = nil) {
             self.resource = resource
             self.server = server
+            self.challengedScope = challengedScope
         }
+
+        /// The scope a sign-in asks for when the caller names none: the challenge's, else the
+        /// metadata's `scopes_supported` (the order of the Model Context Protocol's
+        /// authorization specification, "Scope Selection Strategy"), else none.
+        public var defaultScope: [String] { challengedScope ?? resource.scopesSupported ?? [] }
 
         /// Discovers `resource`'s authorization server.
         ///
@@ -32,6 +43,9 @@ extension OAuth2 {
         ///     `GET` and no credentials to read its challenge.
         ///   - authorizationServer: the issuer to use; it must be one the metadata lists. `nil`
         ///     takes the first listed.
+        ///   - match: how the document's `resource` must relate to `resource`: ``ProtectedResourceMetadata/ResourceMatch/exact``
+        ///     (RFC 9728 §3.3), or ``ProtectedResourceMetadata/ResourceMatch/pathPrefix`` when
+        ///     `resource` is a URL under the resource (a request's URL).
         /// - Throws: ``OAuth2/Error/Code/resourceMismatch`` for a document about another
         ///   resource; ``OAuth2/Error/Code/unsuitableAuthorizationServer`` for a resource that
         ///   lists no authorization server, an issuer it does not list, or a server without
@@ -39,15 +53,18 @@ extension OAuth2 {
         public static func discover(
             resource: String,
             authorizationServer: String? = nil,
+            match: ProtectedResourceMetadata.ResourceMatch = .exact,
             transport: any HTTPTransport
         ) async throws -> ResourceDiscovery {
             try OAuth2.checkEndpoint(resource)
             // §5.1: the resource's own answer names its metadata, when it is a 401 that says so.
             let (response, _) = try await transport.send(HTTPRequest(method: .get, absoluteURL: resource), body: nil)
             let named = response.status == .unauthorized ? ProtectedResourceMetadata.metadataURL(in: response) : nil
+            let scope = response.status == .unauthorized ? challengedScope(in: response) : nil
             let metadata = try await ProtectedResourceMetadata.discover(
                 resource: resource,
                 metadataURL: named,
+                match: match,
                 transport: transport
             )
             let issuer = try choose(authorizationServer, from: metadata)
@@ -57,7 +74,16 @@ extension OAuth2 {
                 fallingBackToOpenIDConfiguration: true
             )
             try requirePKCE(server)
-            return ResourceDiscovery(resource: metadata, server: server)
+            return ResourceDiscovery(resource: metadata, server: server, challengedScope: scope)
+        }
+
+        /// The `scope` of a `401`'s `Bearer` (or `DPoP`) challenge, when it names one.
+        static func challengedScope(in response: HTTPResponse) -> [String]? {
+            AuthenticationChallenge.parseEachField(response.headerFields, name: .wwwAuthenticate).challenges
+                .first { ($0.hasScheme("Bearer") || $0.hasScheme(OAuth2.DPoP.scheme)) && $0.parameter("scope") != nil }?
+                .parameter("scope")
+                .map { $0.split(separator: " ").map(String.init) }
+                .flatMap { $0.isEmpty ? nil : $0 }
         }
 
         /// The issuer to use: `wanted` when the metadata lists it, else the first listed.

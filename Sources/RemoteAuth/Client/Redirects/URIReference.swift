@@ -54,6 +54,14 @@ package struct URIReference: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Component recomposition. [RFC 3986 §5.3](https://www.rfc-editor.org/rfc/rfc3986#section-5.3)
+    /// The reference without its query and fragment.
+    package var withoutQueryAndFragment: String {
+        var copy = self
+        copy.query = nil
+        copy.fragment = nil
+        return copy.description
+    }
+
     package var description: String {
         var result = ""
         if let scheme { result += scheme + ":" }

@@ -1,0 +1,198 @@
+extension OAuth2 {
+    /// How a client identifies itself to an authorization server it found from a resource,
+    /// tried in the order given (the Model Context Protocol's authorization specification:
+    /// a pre-registered client, then a client ID metadata document, then dynamic registration).
+    public enum ClientIdentity: Sendable {
+        /// A client registered at the server by hand, used for that issuer only.
+        case registered(OAuth2.Client, issuer: String)
+        /// A client ID metadata document: the `client_id` is the `https` URL of the client's JSON
+        /// document, for a server whose metadata says `client_id_metadata_document_supported`
+        /// (draft-ietf-oauth-client-id-metadata-document). The client is public.
+        case metadataDocument(url: String)
+        /// Dynamic registration ([RFC 7591](https://www.rfc-editor.org/rfc/rfc7591)) at the
+        /// server's `registration_endpoint`, with `metadata` whose `redirect_uris` become the
+        /// one the user agent receives at.
+        case dynamicRegistration(DynamicRegistration.Metadata, initialAccessToken: Secret? = nil)
+    }
+
+    /// A sign-in from a resource URL alone: what ``ResourceDiscovery`` found, a client identity
+    /// the server accepts, the authorization code grant with PKCE and the resource indicator
+    /// ([RFC 8707 §2](https://www.rfc-editor.org/rfc/rfc8707#section-2)) through a user agent,
+    /// and the session to keep: the server as discovered, the registration (with RFC 7592's
+    /// registration access token when the client was registered here), the tokens, bound to
+    /// the resource and sent only to its origin.
+    ///
+    /// ```swift
+    /// let found = try await OAuth2.ResourceDiscovery.discover(resource: url, transport: transport)
+    /// let signedIn = try await OAuth2.ResourceSignIn.signIn(
+    ///     found, identities: [.dynamicRegistration(.init(redirectURIs: [], clientName: "My app"))],
+    ///     agent: LoopbackUserAgent(), transport: transport)
+    /// try await store.save(signedIn.session, service: "api", account: signedIn.session.clientID)
+    /// ```
+    public struct ResourceSignIn: Sendable {
+        /// How the client identified itself.
+        public enum Identification: Sendable, Hashable {
+            case registered
+            case metadataDocument
+            case dynamicallyRegistered(DynamicRegistration.Registered)
+        }
+
+        /// What discovery found.
+        public let discovery: ResourceDiscovery
+        /// How the client identified itself.
+        public let identification: Identification
+        /// The session to keep.
+        public let session: OAuth2.Session
+
+        /// Signs in to the authorization server `discovery` found, for its resource.
+        ///
+        /// - Parameters:
+        ///   - identities: tried in order; the first the server supports is used (a registered
+        ///     client only for its own issuer, a metadata document only when the server says it
+        ///     supports them, registration only where there is a `registration_endpoint`).
+        ///   - redirectURI: for a registered client, its registered redirect URI; with a
+        ///     registration, `nil` lets the agent choose and that URI is registered.
+        ///   - scope: `nil` asks for ``ResourceDiscovery/defaultScope``.
+        ///   - dpop: binds the tokens to this key (RFC 9449); needed when the resource says
+        ///     `dpop_bound_access_tokens_required`.
+        ///   - onIdentified: told how the client identified itself, before the user agent opens.
+        /// - Throws: ``OAuth2/Error/Code/unsuitableAuthorizationServer`` when no identity suits
+        ///   the server, or the resource requires DPoP and no key is given; the registration's,
+        ///   the agent's and the flow's errors.
+        public static func signIn(
+            _ discovery: ResourceDiscovery,
+            identities: [ClientIdentity],
+            agent: some SignInUserAgent,
+            redirectURI: String? = nil,
+            scope: [String]? = nil,
+            dpop: OAuth2.DPoP.Prover? = nil,
+            transport: any HTTPTransport,
+            now: @escaping @Sendable () -> Int64 = UnixTime.now,
+            random: RandomSource = .system,
+            onIdentified: @escaping @Sendable (Identification) -> Void = { _ in }
+        ) async throws -> ResourceSignIn {
+            let server = discovery.server
+            let resource = discovery.resource.resource
+            guard dpop != nil || !discovery.resource.dpopBoundAccessTokensRequired else {
+                throw OAuth2.Error(
+                    .unsuitableAuthorizationServer,
+                    "\(resource) requires DPoP-bound access tokens (dpop_bound_access_tokens_required, RFC 9728 §2): sign in with a DPoP key"
+                )
+            }
+            let identity = try choose(identities, for: server)
+            let scope = scope ?? discovery.defaultScope
+            let state = Locked<(flow: Flow, pending: PendingAuthorization, identification: Identification)?>(nil)
+            let tokens: Tokens = try await agent.signIn(
+                redirectURI: redirectURI,
+                authorizationURL: { redirectURI in
+                    let (client, identification) = try await identify(
+                        identity,
+                        redirectURI: redirectURI,
+                        at: server,
+                        transport: transport
+                    )
+                    onIdentified(identification)
+                    var flow = Flow(
+                        server: AuthorizationServer(metadata: server),
+                        client: client,
+                        transport: transport,
+                        now: now
+                    )
+                    if let dpop { flow = flow.binding(to: dpop) }
+                    let request = try await flow.startAuthorization(
+                        redirectURI: redirectURI,
+                        scope: scope,
+                        resources: [resource],
+                        random: random
+                    )
+                    state.withLock { $0 = (flow, request.pending, identification) }
+                    return request.url
+                },
+                callback: { url in
+                    guard let (flow, pending, _) = state.withLock({ $0 }) else {
+                        return .ignore(reason: "no authorization request is pending")
+                    }
+                    let response: AuthorizationResponse
+                    do {
+                        response = try pending.parseCallback(url)
+                    } catch let error as OAuth2.Error where error.code != .serverRefused {
+                        return .ignore(reason: error.reason)
+                    }
+                    return .accept(
+                        try await flow.exchange(code: response.code, pending: pending, resources: [resource]).tokens
+                    )
+                }
+            )
+            guard let (flow, _, identification) = state.withLock({ $0 }) else {
+                throw OAuth2.Error(.invalidConfiguration, "the user agent returned without an authorization request")
+            }
+            var registration = ClientRegistration(flow.client)
+            if case .dynamicallyRegistered(let registered) = identification {
+                registration = registered.registration
+            }
+            let session = OAuth2.Session(
+                server: flow.server,
+                registration: registration,
+                tokens: tokens,
+                grant: .authorizationCode,
+                scope: tokens.scope ?? (scope.isEmpty ? nil : scope),
+                resources: [resource],
+                resourceOrigins: [try AuthScope(url: resource).origin.description],
+                binding: .init(dpopKey: dpop?.privateJWK)
+            )
+            return ResourceSignIn(discovery: discovery, identification: identification, session: session)
+        }
+
+        /// The first of `identities` that `server` supports.
+        static func choose(_ identities: [ClientIdentity], for server: ServerMetadata) throws -> ClientIdentity {
+            for identity in identities {
+                switch identity {
+                case .registered(_, let issuer) where issuer == server.issuer:
+                    return identity
+                case .metadataDocument
+                where server.additionalParameters["client_id_metadata_document_supported"] == .bool(true):
+                    return identity
+                case .dynamicRegistration where server.registrationEndpoint != nil:
+                    return identity
+                default:
+                    continue
+                }
+            }
+            throw OAuth2.Error(
+                .unsuitableAuthorizationServer,
+                "\(server.issuer) offers this client no way to identify itself: no client registered for it, no client_id_metadata_document_supported, no registration_endpoint (RFC 7591); register a client there and give its id"
+            )
+        }
+
+        /// The client for `identity`, registering it for `redirectURI` when that is the way.
+        static func identify(
+            _ identity: ClientIdentity,
+            redirectURI: String,
+            at server: ServerMetadata,
+            transport: any HTTPTransport
+        ) async throws -> (OAuth2.Client, Identification) {
+            switch identity {
+            case .registered(let client, _):
+                return (client, .registered)
+            case .metadataDocument(let url):
+                try OAuth2.checkEndpoint(url)
+                return (.public(id: url), .metadataDocument)
+            case .dynamicRegistration(var metadata, let initialAccessToken):
+                guard let endpoint = server.registrationEndpoint else {
+                    throw OAuth2.Error(
+                        .unsuitableAuthorizationServer,
+                        "\(server.issuer) has no registration_endpoint (RFC 7591)"
+                    )
+                }
+                metadata.redirectURIs = [redirectURI]
+                let registered = try await DynamicRegistration.register(
+                    metadata,
+                    at: endpoint,
+                    initialAccessToken: initialAccessToken,
+                    transport: transport
+                )
+                return (try registered.client(), .dynamicallyRegistered(registered))
+            }
+        }
+    }
+}

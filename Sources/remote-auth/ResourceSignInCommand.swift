@@ -1,0 +1,238 @@
+import ArgumentParser
+import Foundation
+import NIOCore
+import RemoteAuth
+import RemoteAuthFileStore
+import RemoteAuthLoopback
+import RemoteAuthNIO
+
+/// Signing in from a resource URL alone (issue 26), for `authorize oauth2 --resource URL` and
+/// `request URL --sign-in`: the resource's metadata (RFC 9728), its authorization server's
+/// (RFC 8414), a client identity (a client id given for that issuer, a client ID metadata
+/// document, or a dynamic registration, RFC 7591), code + PKCE with the resource indicator
+/// (RFC 8707) through the loopback listener, and the profile saved. Each step is said on stderr.
+struct ResourceSignInRun {
+    var profile: String
+    /// The resource identifier (`authorize`), or a URL under it (`request`, with ``match`` `.pathPrefix`).
+    var resource: String
+    var match: OAuth2.ProtectedResourceMetadata.ResourceMatch
+    var authorizationServer: String?
+    var clientID: String?
+    var clientSecret: String?
+    var clientMetadataURL: String?
+    var initialAccessToken: String?
+    var scope: [String]?
+    var redirectURI: String
+    var noBrowser: Bool
+    var timeout: Int
+    var dpop: Bool
+    var tls: TLSOptions
+    var connectTimeout: TimeAmount? = nil
+    /// Where "Signed in; saved as profile" goes: stdout for `authorize`, stderr for `request`
+    /// (whose stdout is the response body).
+    var announceOnStdout: Bool
+
+    /// Signs in and saves the profile; nothing is saved when any step fails.
+    func run() async throws {
+        _ = try openTokenStore()  // a file that cannot be used fails now, not after the sign-in
+        let prover = dpop ? try OAuth2.DPoP.Prover(key: .generateP256(), now: unixNow, random: .system) : nil
+        let nio = try tls.transport()
+        let run = self
+        let registrationEndpoint = Locked<String?>(nil)
+        let signedIn: OAuth2.ResourceSignIn
+        do {
+            signedIn = try await RequestCommand.withTransport(nio, connectTimeout: connectTimeout, timeout: nil) {
+                transport in
+                try await run.signIn(transport: transport, prover: prover, registrationEndpoint: registrationEndpoint)
+            }
+        } catch {
+            await nio?.shutdown()
+            throw Self.failure(error, profile: profile, registrationEndpoint: registrationEndpoint.withLock { $0 })
+        }
+        await nio?.shutdown()
+        try await saveOAuth2Profile(profile, signedIn.session)
+        let line = "Signed in; saved as profile '\(profile)'."
+        if announceOnStdout { Terminal.writeLine(line) } else { Terminal.writeError(line + "\n") }
+    }
+
+    func signIn(
+        transport: any HTTPTransport,
+        prover: OAuth2.DPoP.Prover?,
+        registrationEndpoint: Locked<String?>
+    ) async throws -> OAuth2.ResourceSignIn {
+        Terminal.writeError("Looking for the authorization server of \(resource) (RFC 9728)…\n")
+        let found = try await OAuth2.ResourceDiscovery.discover(
+            resource: resource,
+            authorizationServer: authorizationServer,
+            match: match,
+            transport: transport
+        )
+        Terminal.writeError(
+            "The resource \(found.resource.resource) is guarded by \(found.server.issuer) (its metadata checked: issuer, PKCE S256).\n"
+        )
+        registrationEndpoint.withLock { $0 = found.server.registrationEndpoint }
+        var identities: [OAuth2.ClientIdentity] = []
+        if let clientID {
+            let secret = clientSecret.map { Secret($0) }
+            let client = OAuth2.Client(id: clientID, authentication: secret.map { .clientSecretBasic($0) } ?? .none)
+            identities.append(.registered(client, issuer: found.server.issuer))
+        } else {
+            if let clientMetadataURL { identities.append(.metadataDocument(url: clientMetadataURL)) }
+            identities.append(
+                .dynamicRegistration(
+                    .init(
+                        redirectURIs: [],
+                        clientName: "remote-auth",
+                        additionalMembers: [
+                            // OpenID Connect Dynamic Registration §2: a loopback redirect is a native app's.
+                            "application_type": .string("native"),
+                            "software_id": .string("remote-auth"),
+                            "software_version": .string(RemoteAuthCommand.version),
+                        ]
+                    ),
+                    initialAccessToken: initialAccessToken.map { Secret($0) }
+                )
+            )
+        }
+        let timeout = self.timeout
+        let noBrowser = self.noBrowser
+        let waitingAt = Locked("")
+        let agent = LoopbackUserAgent(
+            open: { url in presentAuthorizationURL(url, noBrowser: noBrowser) },
+            timeout: .seconds(timeout),
+            onIgnored: { reason in
+                Terminal.writeError(
+                    "Ignored a request to \(waitingAt.withLock { $0 }): \(PeerText.printable(reason)); still waiting.\n"
+                )
+            },
+            onListening: { uri in
+                waitingAt.withLock { $0 = uri }
+                Terminal.writeError("Waiting for the browser to come back to \(uri) (up to \(timeout) s)…\n")
+            }
+        )
+        let issuer = found.server.issuer
+        return try await OAuth2.ResourceSignIn.signIn(
+            found,
+            identities: identities,
+            agent: agent,
+            redirectURI: redirectURI,
+            scope: scope,
+            dpop: prover,
+            transport: transport,
+            now: unixNow,
+            onIdentified: { identification in
+                switch identification {
+                case .registered:
+                    Terminal.writeError("Using the client registered at \(issuer).\n")
+                case .metadataDocument:
+                    Terminal.writeError("Identifying as the client ID metadata document's URL.\n")
+                case .dynamicallyRegistered(let registered):
+                    Terminal.writeError(
+                        "Registered as client \(PeerText.printable(registered.clientID, limit: 200)) at \(issuer) (RFC 7591).\n"
+                    )
+                }
+            }
+        )
+    }
+
+    /// The failure, with its exit status: 111 when the metadata or the server may not be used,
+    /// 112 when the registration was refused.
+    static func failure(_ error: any Error, profile: String, registrationEndpoint: String?) -> CLIFailure {
+        if let error = error as? OAuth2.Error {
+            switch error.code {
+            case .resourceMismatch, .unsuitableAuthorizationServer, .issuerMismatch:
+                return CLIFailure("sign-in failed: \(error.reason)", status: .resourceMetadataRefused)
+            // DynamicRegistration.register names the endpoint it posted to first.
+            case .serverRefused where registrationEndpoint.map { error.reason.hasPrefix("POST \($0): ") } == true:
+                return CLIFailure(
+                    "sign-in failed: the registration was refused: \(describeOAuth2(error, profile: profile))",
+                    status: .registrationRefused
+                )
+            default:
+                break
+            }
+        }
+        if let failure = error as? CLIFailure { return failure }
+        return CLIFailure("sign-in failed: \(describeOAuth2(error, profile: profile))", status: ExitStatus(for: error))
+    }
+}
+
+/// `request`'s options for a sign-in from the URL (issue 26).
+struct RequestSignInOptions: ParsableArguments {
+    @Flag(
+        name: .customLong("sign-in"),
+        help: ArgumentHelp(
+            "When --profile does not exist yet: sign in from the URL alone (RFC 9728: its 401 names its metadata), save the profile, then send the request.",
+            discussion:
+                "The URL is first requested with GET and no credential to read its challenge. On a terminal, a --profile that does not exist starts the same sign-in without --sign-in."
+        )
+    )
+    var signIn = false
+
+    @Flag(
+        name: .customLong("no-browser"),
+        help: "In a sign-in, print the authorization URL instead of opening the browser."
+    )
+    var noBrowser = false
+
+    @Option(name: .customLong("timeout"), help: "In a sign-in, seconds to wait for the browser (at least 1).")
+    var timeout = 300
+
+    @Option(
+        name: .customLong("client-id"),
+        help: "In a sign-in, a client registered at the authorization server; else one is registered (RFC 7591)."
+    )
+    var clientID: String?
+
+    @Option(
+        name: .customLong("client-metadata-url"),
+        help: ArgumentHelp(
+            "In a sign-in, this client's ID metadata document, used as its client_id where the server supports them.",
+            valueName: "url"
+        )
+    )
+    var clientMetadataURL: String?
+
+    @Option(
+        name: .customLong("scope"),
+        help: "In a sign-in, the scope, space-separated; else what the 401 or the metadata names."
+    )
+    var scope: String?
+}
+
+extension RequestCommand {
+    /// With `--sign-in` (or on a terminal) and a `--profile` that does not exist yet: the
+    /// sign-in from the URL, then the request with the new profile.
+    func signInFirstIfAsked() async throws {
+        let asked = signInOptions.signIn
+        let interactive = isatty(STDIN_FILENO) == 1 && isatty(STDERR_FILENO) == 1
+        guard asked || interactive, let profile else {
+            if asked { throw CLIFailure("--sign-in needs --profile NAME: the profile the sign-in is saved under") }
+            return
+        }
+        guard signInOptions.timeout > 0 else {
+            throw CLIFailure("--timeout must be a whole number of seconds, at least 1, not \(signInOptions.timeout)")
+        }
+        try ProfileName.check(profile)
+        let store = try openTokenStore()
+        guard await !store.keys().contains(where: { $0.service == profile }) else { return }
+        if !asked { Terminal.writeError("There is no profile '\(profile)' yet: signing in from \(url).\n") }
+        try await ResourceSignInRun(
+            profile: profile,
+            resource: url,
+            match: .pathPrefix,
+            clientID: signInOptions.clientID,
+            clientSecret: nil,
+            clientMetadataURL: signInOptions.clientMetadataURL,
+            initialAccessToken: nil,
+            scope: signInOptions.scope.map { $0.split(separator: " ").map(String.init) },
+            redirectURI: "http://127.0.0.1/callback",
+            noBrowser: signInOptions.noBrowser,
+            timeout: signInOptions.timeout,
+            dpop: false,
+            tls: tlsOptions,
+            connectTimeout: try Self.timeAmount(connectTimeout, option: "--connect-timeout"),
+            announceOnStdout: false
+        ).run()
+    }
+}

@@ -1,0 +1,163 @@
+import Foundation
+import HTTPTypes
+import RemoteAuth
+import Testing
+
+/// Issue 26 in the tool: `authorize oauth2 --resource URL` and `request URL --sign-in` against
+/// `remote-auth sandbox`, from the resource's URL alone: its 401 and metadata (RFC 9728), the
+/// authorization server's (RFC 8414), a dynamic registration (RFC 7591), code + PKCE with the
+/// resource indicator (RFC 8707); and the refusals, each with its exit status and nothing saved.
+@Suite(.timeLimit(.minutes(5))) struct ResourceSignInCLITests {
+    /// The browser's part: the consent (auto-approved) and the redirect to the listener.
+    static func approve(_ command: BackgroundCLI, base: String) async throws -> String {
+        try await command.waitForError("Waiting for the browser")
+        let url = try #require(command.line(startingWith: base + "/oauth2/authorize?"), "\(command.errors)")
+        let redirect = try await httpGetLocation(url)
+        _ = try await httpExchange(try HTTPRequest(method: .get, absoluteURL: redirect))
+        return url
+    }
+
+    static func query(_ url: String, _ name: String) -> String? {
+        URLComponents(string: url)?.queryItems?.first { $0.name == name }?.value
+    }
+
+    @Test func authorizeFromTheResourceAlone() async throws {
+        let home = OAuth2CLITests.home()
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let sandbox = try SandboxProcess(["--auto-approve"])
+        let base = try await sandbox.baseURL()
+        let environment = ["REMOTE_AUTH_HOME": home]
+        let resource = base + "/1.1"
+        let authorize = try BackgroundCLI(
+            ["authorize", "oauth2", "--resource", resource, "--profile", "api", "--no-browser", "--timeout", "30"],
+            environment: environment
+        )
+        let url = try await Self.approve(authorize, base: base)
+        let signedIn = await authorize.finish()
+        #expect(signedIn.status == 0, "\(signedIn.stderr)")
+        #expect(signedIn.stdout.hasSuffix("Signed in; saved as profile 'api'.\n"), "\(signedIn.stdout)")
+        // RFC 8707 §2: the resource indicator, exactly the metadata's resource; PKCE S256.
+        #expect(Self.query(url, "resource") == resource)
+        #expect(Self.query(url, "code_challenge_method") == "S256")
+        let clientID = try #require(Self.query(url, "client_id"))
+        let redirectURI = try #require(Self.query(url, "redirect_uri"))
+        #expect(redirectURI.hasPrefix("http://127.0.0.1:") && redirectURI.hasSuffix("/callback"))
+        let lines = signedIn.stderr.split(separator: "\n").map(String.init)
+        #expect(
+            Array(lines.prefix(3)) == [
+                "Looking for the authorization server of \(resource) (RFC 9728)…",
+                "The resource \(resource) is guarded by \(base) (its metadata checked: issuer, PKCE S256).",
+                "Registered as client \(clientID) at \(base) (RFC 7591).",
+            ],
+            "\(signedIn.stderr)"
+        )
+
+        // The token goes to the resource; the profile keeps the registration (RFC 7592).
+        let call = try await CLI.run(
+            ["request", "--profile", "api", resource + "/account/verify_credentials.json"],
+            environment: environment
+        )
+        #expect(call.status == 0, "\(call.stderr)")
+        #expect(call.stdout == #"{"id":1001,"id_str":"1001","name":"alice","screen_name":"alice"}"#)
+        let show = try await CLI.run(["profiles", "show", "api"], environment: environment)
+        #expect(show.stdout.contains("\nclient: \(clientID) (none)\n"), "\(show.stdout)")
+        #expect(show.stdout.contains("\nresource indicators: \(resource)\n"), "\(show.stdout)")
+        #expect(
+            show.stdout.contains("\nregistration: \(base)/oauth2/register/\(clientID) (RFC 7592)\n"),
+            "\(show.stdout)"
+        )
+        let file = try String(contentsOfFile: home + "/tokens.json", encoding: .utf8)
+        #expect(file.contains("\"registrationAccessToken\""))
+    }
+
+    /// `request URL --sign-in`: the URL is under the resource (`/1.1/...`); the sign-in, then
+    /// the request with the new profile; the second time the profile exists and is used as is.
+    @Test func requestSignsInThenSends() async throws {
+        let home = OAuth2CLITests.home()
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let sandbox = try SandboxProcess(["--auto-approve"])
+        let base = try await sandbox.baseURL()
+        let environment = ["REMOTE_AUTH_HOME": home]
+        let target = base + "/1.1/account/verify_credentials.json"
+        let request = try BackgroundCLI(
+            ["request", target, "--sign-in", "--profile", "me", "--no-browser", "--timeout", "30"],
+            environment: environment
+        )
+        let url = try await Self.approve(request, base: base)
+        let done = await request.finish()
+        #expect(done.status == 0, "\(done.stderr)")
+        #expect(Self.query(url, "resource") == base + "/1.1")
+        #expect(
+            done.stdout.hasSuffix("\n" + #"{"id":1001,"id_str":"1001","name":"alice","screen_name":"alice"}"#),
+            "\(done.stdout)"
+        )
+        #expect(done.stderr.hasSuffix("Signed in; saved as profile 'me'.\n"), "\(done.stderr)")
+        #expect(done.stderr.contains("The resource \(base)/1.1 is guarded by \(base) "), "\(done.stderr)")
+
+        let again = try await CLI.run(["request", target, "--sign-in", "--profile", "me"], environment: environment)
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(again.stderr == "")
+        #expect(again.stdout == #"{"id":1001,"id_str":"1001","name":"alice","screen_name":"alice"}"#)
+    }
+
+    /// A document about another resource (RFC 9728 §3.3): exit 111, the rule named, nothing saved.
+    @Test func metadataForAnotherResourceIsRefused() async throws {
+        let home = OAuth2CLITests.home()
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let sandbox = try SandboxProcess(["--auto-approve"])
+        let base = try await sandbox.baseURL()
+        let environment = ["REMOTE_AUTH_HOME": home]
+        let result = try await CLI.run(
+            [
+                "authorize", "oauth2", "--resource", base + "/1.1/account/verify_credentials.json", "--profile", "x",
+                "--no-browser",
+            ],
+            environment: environment
+        )
+        #expect(result.status == 111, "\(result.stderr)")
+        #expect(
+            result.stderr.hasSuffix(
+                "remote-auth: sign-in failed: GET \(base)/.well-known/oauth-protected-resource/1.1: the metadata is for '\(base)/1.1', not '\(base)/1.1/account/verify_credentials.json' (RFC 9728 §3.3)\n"
+            ),
+            "\(result.stderr)"
+        )
+        let list = try await CLI.run(["profiles", "list"], environment: environment)
+        #expect(!list.stdout.contains("x"), "\(list.stdout)")
+    }
+
+    /// A registration endpoint that wants an initial access token refuses without it: exit 112,
+    /// the server's error; with it (on stdin), the sign-in goes through.
+    @Test func registrationRefusedThenAllowed() async throws {
+        let home = OAuth2CLITests.home()
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let sandbox = try SandboxProcess(["--auto-approve", "--registration-token", "let-me-register"])
+        let base = try await sandbox.baseURL()
+        let environment = ["REMOTE_AUTH_HOME": home]
+        let refused = try await CLI.run(
+            ["authorize", "oauth2", "--resource", base + "/1.1", "--profile", "x", "--no-browser", "--timeout", "30"],
+            environment: environment
+        )
+        #expect(refused.status == 112, "\(refused.stderr)")
+        #expect(
+            refused.stderr.contains(
+                "remote-auth: sign-in failed: the registration was refused: the server refused: invalid_token"
+            ),
+            "\(refused.stderr)"
+        )
+        let none = try await CLI.run(["profiles", "list"], environment: environment)
+        #expect(!none.stdout.contains("x"), "\(none.stdout)")
+
+        let authorize = try BackgroundCLI(
+            [
+                "authorize", "oauth2", "--resource", base + "/1.1", "--profile", "x", "--no-browser", "--timeout", "30",
+                "--initial-access-token", "-",
+            ],
+            environment: environment
+        )
+        authorize.input.fileHandleForWriting.write(Data("let-me-register\n".utf8))
+        try authorize.input.fileHandleForWriting.close()
+        _ = try await Self.approve(authorize, base: base)
+        let signedIn = await authorize.finish()
+        #expect(signedIn.status == 0, "\(signedIn.stderr)")
+    }
+}
