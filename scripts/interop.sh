@@ -11,6 +11,10 @@
 #   Authlib, requests-oauthlib (PyPI)   drive the sandbox's OAuth 2 authorization server through every grant
 #   Authlib (PyPI)    plays an OAuth 2 authorization server: remote-auth authorize oauth2 (code + PKCE,
 #                     device, client credentials), request --profile (refresh), token, revoke
+#   mcp (PyPI)        the Model Context Protocol's Python SDK, both ways (issue 26): its OAuth client
+#                     signs in to the sandbox from a resource URL alone (RFC 9728, 8414, 7591, 8707);
+#                     remote-auth authorize oauth2 --resource and request --sign-in against its
+#                     authorization server and resource server (Starlette under uvicorn)
 #   http-message-signatures (PyPI) RFC 9421, every algorithm both implement: it signs requests the
 #                     sandbox verifies and verifies the sandbox's signed responses; it verifies what
 #                     `remote-auth sign http-signature` signs (Content-Digest included)
@@ -70,7 +74,7 @@ if ! { [ -x "$venv/bin/python" ] || python3 -m venv "$venv"; } ||
     exit 1
 fi
 export PATH="$venv/bin:$PATH"
-python3 -c "import oauthlib, jwt, cryptography, requests, selenium, httpbin, authlib, requests_oauthlib, joserfc, botocore, http_message_signatures" 2>/dev/null ||
+python3 -c "import oauthlib, jwt, cryptography, requests, selenium, httpbin, authlib, requests_oauthlib, joserfc, botocore, http_message_signatures, mcp, httpx2, uvicorn, starlette" 2>/dev/null ||
     { echo "interop: a Python peer is not importable" >&2; exit 1; }
 command -v gunicorn >/dev/null || { echo "interop: gunicorn is not on PATH after installing it" >&2; exit 1; }
 echo "interop: $(curl --version | head -n 1 | cut -d' ' -f1-2), $(openssl version | cut -d' ' -f1-2)," \
@@ -113,6 +117,9 @@ step oauthlib-provider python3 scripts/interop/oauthlib_provider.py "$binary"
 
 echo "interop: remote-auth signs in to, and calls, an OAuth 2 authorization server built on Authlib"
 step authlib-provider python3 scripts/interop/authlib_provider.py "$binary"
+
+echo "interop: the MCP Python SDK's OAuth client against the sandbox, and remote-auth against the SDK's authorization and resource servers"
+step mcp-sign-in python3 scripts/interop/mcp_sign_in.py "$binary"
 
 echo "interop: botocore's SigV4 signers and remote-auth sign sigv4 give the same Authorization values and presigned URLs"
 step sigv4-botocore python3 scripts/interop/sigv4_botocore.py "$binary" 300
