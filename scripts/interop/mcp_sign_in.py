@@ -57,7 +57,7 @@ temporary directory:
   3. `request RS_URL/api/hello --sign-in --profile mcp2 --no-browser`: the 401, the sign-in as
      in 1, the retry, the body on stdout;
   4. a resource whose metadata names another resource (RFC 9728 §3.3): `authorize oauth2
-     --resource` fails naming the mismatch, asks the authorization server nothing, stores nothing.
+     --resource` exits 111 naming the mismatch, asks the authorization server nothing, stores nothing.
 
 Usage: mcp_sign_in.py REMOTE_AUTH_BINARY
 Prints one line per failed check and ends with 'mcp-sign-in: N passed, M failed'; exits 1 on
@@ -806,9 +806,11 @@ class PartB:
             return None
         url = match.group(1)
         rs_seen = [(e["method"], e["path"], e["status"]) for e in self.rs.since(r_mark)]
+        # The tool first requests the URL itself, without a credential, to read a 401 that names
+        # the metadata (RFC 9728 §5.1): /api/hello answers 401; the resource's root (no route
+        # there) 404, and then the well-known URL is read (§3.1).
         wanted = [("GET", "/.well-known/oauth-protected-resource", 200)]
-        if expect_401:
-            wanted = [("GET", "/api/hello", 401)] + wanted
+        wanted = [("GET", "/api/hello", 401) if expect_401 else ("GET", "/", 404)] + wanted
         check(rs_seen == wanted, f"{label}: the resource server saw {wanted} (RFC 9728 discovery)", rs_seen)
         as_seen = [(e["method"], e["path"], e["status"]) for e in self.authz.since(a_mark)]
         check(as_seen == [("GET", "/.well-known/oauth-authorization-server", 200), ("POST", "/register", 201)],
@@ -936,13 +938,13 @@ class PartB:
         command = self.authorize(profile, self.liar.url)
         command.wait()
         stderr = command.stderr.decode("utf-8", "replace")
-        check(command.process.returncode not in (0, None) and "resource" in stderr.lower() and self.rs.url in stderr
+        check(command.process.returncode == 111 and "resource" in stderr.lower() and self.rs.url in stderr
               and not any(line.startswith("http://") for line in command.stdout),
-              f"{label}: fails, naming the resource mismatch (RFC 9728 §3.3), and prints no authorization URL",
+              f"{label}: exits 111, naming the resource mismatch (RFC 9728 §3.3), and prints no authorization URL",
               command.describe())
         read = [(e["method"], e["path"]) for e in self.liar.since(l_mark)]
-        check(read == [("GET", "/.well-known/oauth-protected-resource")] and self.authz.since(a_mark) == [],
-              f"{label}: it read the metadata and asked the authorization server nothing",
+        check(read == [("GET", "/"), ("GET", "/.well-known/oauth-protected-resource")] and self.authz.since(a_mark) == [],
+              f"{label}: it requested the resource, read its metadata and asked the authorization server nothing",
               {"resource": [(e["method"], e["path"]) for e in self.liar.since(l_mark)],
                "authorization server": [(e["method"], e["path"]) for e in self.authz.since(a_mark)]})
         names, listing = self.profiles()
