@@ -16,7 +16,8 @@ struct RemoteAuthCommand: AsyncParsableCommand {
         version: version,
         subcommands: [
             Sign.self, SandboxCommand.self, RequestCommand.self, AuthorizeCommand.self, ProfilesCommand.self,
-            TokenCommand.self, RevokeCommand.self, LogoutCommand.self, JWTCommand.self, DemoCommand.self,
+            TokenCommand.self, RevokeCommand.self, LogoutCommand.self, RegistrationsCommand.self, JWTCommand.self,
+            DemoCommand.self,
             StoreWriterCommand.self,
         ]
     )

@@ -9,7 +9,8 @@ import Testing
     @Test(arguments: [
         [], ["request"], ["sign"], ["sign", "oauth1"], ["sign", "basic"], ["sign", "digest"], ["authorize"],
         ["authorize", "oauth1"], ["authorize", "reverse-auth"], ["profiles"], ["profiles", "list"],
-        ["profiles", "show"], ["profiles", "remove"], ["profiles", "path"], ["demo"], ["sandbox"],
+        ["profiles", "show"], ["profiles", "remove"], ["profiles", "path"], ["demo"], ["sandbox"], ["registrations"],
+        ["registrations", "delete"],
     ])
     func everyHelpShowsTheTable(_ command: [String]) async throws {
         let result = try await CLI.run(command + ["--help"])

@@ -68,6 +68,29 @@ import Testing
         )
         let file = try String(contentsOfFile: home + "/tokens.json", encoding: .utf8)
         #expect(file.contains("\"registrationAccessToken\""))
+
+        // RFC 7592: the registration listed, read at the server (no secret printed), deleted.
+        let list = try await CLI.run(["registrations", "list"], environment: environment)
+        #expect(list.stdout == "api \(clientID) \(base)\n", "\(list.stderr)")
+        let read = try await CLI.run(["registrations", "show", "api"], environment: environment)
+        #expect(read.status == 0, "\(read.stderr)")
+        #expect(read.stdout.hasPrefix("profile: api\nregistration: \(base)/oauth2/register/\(clientID)\nclient_id: \(clientID)\n"), "\(read.stdout)")
+        #expect(read.stdout.contains("\nredirect_uris: [\"\(redirectURI)\"]\n"), "\(read.stdout)")
+        #expect(read.stdout.contains("\ntoken_endpoint_auth_method: none\n"), "\(read.stdout)")
+        let token = try #require(
+            file.firstMatch(of: /"registrationAccessToken"\s*:\s*"([^"]+)"/).map { String($0.1) }
+        )
+        #expect(!read.stdout.contains(token))
+        let deleted = try await CLI.run(["registrations", "delete", "api"], environment: environment)
+        #expect(deleted.status == 0, "\(deleted.stderr)")
+        #expect(deleted.stdout == "Deleted client \(clientID) at \(base) (RFC 7592) and removed profile 'api'.\n")
+        var gone = try HTTPRequest(method: .get, absoluteURL: "\(base)/oauth2/register/\(clientID)")
+        gone.headerFields[.authorization] = "Bearer " + token
+        #expect(try await httpExchange(gone).0 == 401)
+        #expect(try await CLI.run(["registrations", "list"], environment: environment).stdout == "")
+        let again = try await CLI.run(["registrations", "show", "api"], environment: environment)
+        #expect(again.status == 2)
+        #expect(again.stderr == "remote-auth: unknown profile: 'api' (see 'remote-auth profiles list')\n")
     }
 
     /// `request URL --sign-in`: the URL is under the resource (`/1.1/...`); the sign-in, then

@@ -1,0 +1,138 @@
+import ArgumentParser
+import Foundation
+import RemoteAuth
+import RemoteAuthFileStore
+import RemoteAuthNIO
+
+/// `remote-auth registrations`: the clients the tool registered dynamically (RFC 7591) for its
+/// profiles, read and deleted at the server through RFC 7592 with the registration access token
+/// the profile keeps. Secrets are never printed.
+struct RegistrationsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "registrations",
+        abstract: "List, show or delete the clients registered dynamically for profiles (RFC 7591, RFC 7592).",
+        discussion: ExitStatus.help,
+        subcommands: [List.self, Show.self, Delete.self]
+    )
+
+    /// The profiles whose client was registered with RFC 7592 management, in the store's order.
+    static func registered() async throws -> [OAuth2Profile] {
+        let store = try openTokenStore()
+        var found: [OAuth2Profile] = []
+        for key in await store.keys() {
+            guard let profile = try await OAuth2Profile.load(key.service),
+                profile.session.registration.registrationClientURI != nil
+            else { continue }
+            found.append(profile)
+        }
+        return found
+    }
+
+    /// The profile `name`, which must hold a managed registration.
+    static func require(_ name: String) async throws -> OAuth2Profile {
+        let profile = try await OAuth2Profile.require(name)
+        guard profile.session.registration.registrationClientURI != nil else {
+            throw CLIFailure(
+                "profile '\(name)' holds no dynamic registration: its client '\(profile.session.clientID)' was registered by hand (see 'remote-auth registrations list')"
+            )
+        }
+        return profile
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "One line per profile with a dynamic registration: PROFILE CLIENT-ID ISSUER.",
+            discussion: ExitStatus.help
+        )
+        func run() async throws {
+            for profile in try await RegistrationsCommand.registered() {
+                Terminal.writeLine(
+                    "\(PeerText.printable(profile.name)) \(PeerText.printable(profile.session.clientID)) \(profile.session.server.issuer ?? "-")"
+                )
+            }
+        }
+    }
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "A profile's registration as the server holds it now (RFC 7592 read), secrets redacted.",
+            discussion: ExitStatus.help
+        )
+        @Argument(help: "The profile name.") var name: String
+        @OptionGroup(title: "TLS") var tlsOptions: TLSOptions
+
+        func run() async throws {
+            let profile = try await RegistrationsCommand.require(name)
+            let registration = profile.session.registration
+            let nio = try tlsOptions.transport()
+            let registered: OAuth2.DynamicRegistration.Registered
+            do {
+                registered = try await RequestCommand.withTransport(nio, connectTimeout: nil, timeout: nil) {
+                    transport in
+                    try await OAuth2.DynamicRegistration.read(registration, transport: transport)
+                }
+            } catch {
+                await nio?.shutdown()
+                throw CLIFailure(
+                    "cannot read the registration: \(describeOAuth2(error, profile: name))",
+                    status: ExitStatus(for: error)
+                )
+            }
+            await nio?.shutdown()
+            Terminal.writeLine("profile: \(name)")
+            Terminal.writeLine("registration: \(registration.registrationClientURI ?? "")")
+            for (member, value) in registered.members.sorted(by: { $0.key < $1.key }) {
+                Terminal.writeLine("\(PeerText.printable(member, limit: 100)): \(Self.shown(member, value))")
+            }
+        }
+
+        /// A member's value as one line of JSON; the secrets of RFC 7591 §3.2.1 and RFC 7592 §3
+        /// redacted.
+        static func shown(_ member: String, _ value: JSONValue) -> String {
+            if ["client_secret", "registration_access_token"].contains(member) { return "<redacted>" }
+            if case .string(let text) = value { return PeerText.printable(text, limit: 500) }
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            let data = (try? encoder.encode(value)) ?? Data()
+            return PeerText.printable(String(decoding: data, as: UTF8.self), limit: 500)
+        }
+    }
+
+    struct Delete: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Delete a profile's registration at the server (RFC 7592 §2.3), then the profile.",
+            discussion: ExitStatus.discussion(
+                """
+                The server invalidates the client id, its secret and the registration access token; \
+                the profile's tokens would stop working, so the profile is removed too. When the server \
+                refuses (the registration is already gone, the token revoked), nothing is removed: \
+                'remote-auth profiles remove' forgets the profile alone.
+                """
+            )
+        )
+        @Argument(help: "The profile name.") var name: String
+        @OptionGroup(title: "TLS") var tlsOptions: TLSOptions
+
+        func run() async throws {
+            let profile = try await RegistrationsCommand.require(name)
+            let registration = profile.session.registration
+            let nio = try tlsOptions.transport()
+            do {
+                try await RequestCommand.withTransport(nio, connectTimeout: nil, timeout: nil) { transport in
+                    try await OAuth2.DynamicRegistration.delete(registration, transport: transport)
+                }
+            } catch {
+                await nio?.shutdown()
+                throw CLIFailure(
+                    "cannot delete the registration: \(describeOAuth2(error, profile: name)); the profile is kept",
+                    status: ExitStatus(for: error)
+                )
+            }
+            await nio?.shutdown()
+            try await profile.store.removeSession(service: profile.key.service, account: profile.key.account)
+            Terminal.writeLine(
+                "Deleted client \(PeerText.printable(registration.clientID)) at \(profile.session.server.issuer ?? "its server") (RFC 7592) and removed profile '\(name)'."
+            )
+        }
+    }
+}
