@@ -53,13 +53,18 @@ struct OAuth2Profile: Sendable {
         )
     }
 
-    /// Checks that the profile's token goes to `origin`.
-    func check(origin: AuthScope) throws {
-        let origins = try session.resourceScopes().map(\.origin)
-        guard origins.contains(origin.origin) else {
-            throw CLIFailure(
-                "profile '\(name)' sends its token to \(origins.map(\.description).joined(separator: ", ")) only, not to \(origin.origin)"
-            )
+    /// Checks that the profile's token goes to `origin` and `path` (its resources' paths, when
+    /// they name one: ``OAuth2/Session/resourceTargets()``).
+    func check(origin: AuthScope, path: String = "/") throws {
+        let targets = try session.resourceTargets()
+        let covered = targets.contains { target in
+            target.scope.origin == origin.origin && ScopedAuthenticator.path(path, isUnder: target.pathPrefix)
+        }
+        guard covered else {
+            let places = targets.map { "\($0.scope.origin)\($0.pathPrefix ?? "")" }
+            // Named by origin alone when the profile's places are whole origins.
+            let asked = targets.allSatisfy { $0.pathPrefix == nil } ? "\(origin.origin)" : "\(origin.origin)\(path)"
+            throw CLIFailure("profile '\(name)' sends its token to \(places.joined(separator: ", ")) only, not to \(asked)")
         }
     }
 

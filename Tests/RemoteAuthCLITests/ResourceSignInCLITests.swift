@@ -59,6 +59,10 @@ import Testing
         )
         #expect(call.status == 0, "\(call.stderr)")
         #expect(call.stdout == #"{"id":1001,"id_str":"1001","name":"alice","screen_name":"alice"}"#)
+        // The token is for the status API: never sent to the other resource on the origin.
+        let other = try await CLI.run(["request", "--profile", "api", base + "/files"], environment: environment)
+        #expect(other.status == 2)
+        #expect(other.stderr == "remote-auth: profile 'api' sends its token to \(base)/1.1 only, not to \(base)/files\n")
         let show = try await CLI.run(["profiles", "show", "api"], environment: environment)
         #expect(show.stdout.contains("\nclient: \(clientID) (none)\n"), "\(show.stdout)")
         #expect(show.stdout.contains("\nresource indicators: \(resource)\n"), "\(show.stdout)")

@@ -50,6 +50,11 @@ import Testing
                 let client = AuthenticatingClient(transport: transport, session: session)
                 let (timeline, _) = try await client.get(resource + "/statuses/home_timeline.json")
                 #expect(timeline.status == .ok)
+                // RFC 8707: the client does not send the token to the other resource on the origin
+                // (no `error` in the challenge: nothing was presented).
+                let (unsent, _) = try await client.get(sandbox.baseURL + "/files")
+                #expect(unsent.status == .unauthorized)
+                #expect(unsent.headerFields[.wwwAuthenticate]?.contains("error=") == false)
 
                 // The token's audience is the status API: the other resource on the origin refuses it.
                 var files = try HTTPRequest(method: .get, absoluteURL: sandbox.baseURL + "/files")

@@ -63,7 +63,9 @@ import Testing
         // The registration keeps the secret, so another process renews without the flow.
         #expect(restored.registration == OAuth2.ClientRegistration(
             clientID: "app", authenticationMethod: .clientSecretBasic, clientSecret: "s3cret"))
-        #expect(restored.resourceOrigins == ["https://api.example:443"])
+        // The resource names a path: the token goes there and below, not to the whole origin.
+        #expect(restored.resourceOrigins == ["https://api.example:443/v1"])
+        #expect(try restored.resourceTargets().map { "\($0.scope)\($0.pathPrefix ?? "")" } == ["https://api.example:443/v1"])
         #expect(restored.grant == .authorizationCode)
         let again = try restored.flow(over: transport, now: { 0 })
         #expect(again.server == flow.server)

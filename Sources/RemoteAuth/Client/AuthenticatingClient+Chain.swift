@@ -66,7 +66,8 @@ extension AuthenticatingClient {
 }
 
 extension ScopedAuthenticator {
-    /// The entries of `list` that run for `request`: those for its origin, none that would
+    /// The entries of `list` that run for `request`: those for its origin (and path, for an
+    /// entry limited to one), none that would
     /// overwrite a field the caller set; the rule shared by ``AuthenticatingClient`` and the
     /// OpenAPI middleware.
     ///
@@ -75,8 +76,9 @@ extension ScopedAuthenticator {
     package static func active(_ list: [ScopedAuthenticator], for request: HTTPRequest) throws -> [ScopedAuthenticator]
     {
         let origin = try AuthScope(origin: request)
+        let path = String(request.target.path)
         return try list.filter { entry in
-            guard entry.scope == origin,
+            guard entry.scope == origin, entry.covers(path: path),
                 !entry.authenticator.writtenFields.contains(where: { request.headerFields[$0] != nil })
             else { return false }
             if origin.scheme == "http", !origin.isLoopback, !entry.allowsPlainHTTP {

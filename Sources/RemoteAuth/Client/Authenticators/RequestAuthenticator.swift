@@ -140,16 +140,51 @@ public struct AuthenticationAttempt: Sendable, CustomStringConvertible, CustomDe
 /// and never over plain `http` except to loopback hosts or with the caller's opt-in.
 public struct ScopedAuthenticator: Sendable, CustomStringConvertible {
     public let scope: AuthScope
+    /// The path the authenticator is limited to on ``scope``, on a segment boundary (`/v1`
+    /// covers `/v1` and `/v1/users`, not `/v10`); `nil` for the whole origin. An OAuth 2 token
+    /// for a resource narrower than its origin
+    /// ([RFC 8707 §2](https://www.rfc-editor.org/rfc/rfc8707#section-2), [RFC 9728 §1.2](https://www.rfc-editor.org/rfc/rfc9728#section-1.2))
+    /// goes to that resource only.
+    public let pathPrefix: String?
     public let authenticator: any RequestAuthenticator
     public let allowsPlainHTTP: Bool
 
-    public init(_ authenticator: any RequestAuthenticator, for scope: AuthScope, allowingPlainHTTP: Bool = false) {
+    public init(
+        _ authenticator: any RequestAuthenticator,
+        for scope: AuthScope,
+        pathPrefix: String? = nil,
+        allowingPlainHTTP: Bool = false
+    ) {
         self.scope = scope.origin
+        var prefix = Substring(pathPrefix ?? "")
+        while prefix.hasSuffix("/") { prefix = prefix.dropLast() }
+        self.pathPrefix = prefix.isEmpty ? nil : String(prefix)
         self.authenticator = authenticator
         self.allowsPlainHTTP = allowingPlainHTTP
     }
 
+    /// Whether `path` (a request's path, without its query) is under ``pathPrefix``, after its
+    /// dot segments are removed ([RFC 3986 §5.2.4](https://www.rfc-editor.org/rfc/rfc3986#section-5.2.4)):
+    /// `/v1/../files` is not under `/v1`. A path with a percent-encoded dot or slash, which a
+    /// server may decode into a segment outside the prefix, is never covered.
+    public func covers(path: String) -> Bool { Self.path(path, isUnder: pathPrefix) }
+
+    /// `path` is under `pathPrefix` (a trailing `/` ignored) as ``covers(path:)`` judges it;
+    /// every path is under `nil`.
+    public static func path(_ path: String, isUnder pathPrefix: String?) -> Bool {
+        var trimmed = Substring(pathPrefix ?? "")
+        while trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+        guard !trimmed.isEmpty else { return true }
+        let pathPrefix = String(trimmed)
+        let lowered = path.lowercased()
+        guard !lowered.contains("%2e"), !lowered.contains("%2f"), !lowered.contains("%5c"), !path.contains("\\") else {
+            return false
+        }
+        let normalized = URIReference.removeDotSegments(path)
+        return normalized == pathPrefix || normalized.hasPrefix(pathPrefix + "/")
+    }
+
     public var description: String {
-        "\(type(of: authenticator)) for \(scope)" + (allowsPlainHTTP ? " (plain http allowed)" : "")
+        "\(type(of: authenticator)) for \(scope)\(pathPrefix ?? "")" + (allowsPlainHTTP ? " (plain http allowed)" : "")
     }
 }

@@ -23,7 +23,9 @@ extension OAuth2.Flow {
     /// in memory unless `store` is given (then saved there first, under `service`/`account`).
     ///
     /// - Parameters:
-    ///   - resources: the origins the access token may be sent to (`https://api.example.com`).
+    ///   - resources: where the access token may be sent: origins (`https://api.example.com`),
+    ///     or resources narrower than their origin (`https://api.example.com/v1`: that path and
+    ///     below only).
     ///   - dpop: the prover the tokens are bound to (give the flow's transport the same one).
     /// - Throws: ``ClientError/Code/invalidURL`` for a resource that is not an absolute
     ///   `http`/`https` URL; the store's error.
@@ -61,7 +63,12 @@ extension OAuth2.Flow {
         scope: [String]?,
         resourceIndicators: [String]?
     ) async throws -> OAuth2.TokenSession {
-        let origins = try resources.map { try AuthScope(url: $0).origin.description }
+        // Each resource's origin, narrowed to its path when it names one (`https://api.example/v1`).
+        let origins = try resources.map { resource -> String in
+            var path = Substring(URIReference(parsing: resource).path)
+            while path.hasSuffix("/") { path = path.dropLast() }
+            return try AuthScope(url: resource).origin.description + path
+        }
         guard server.tokenEndpoint != nil else {
             throw OAuth2.Error(.invalidConfiguration, "the authorization server has no token endpoint configured")
         }
@@ -145,7 +152,8 @@ extension OAuth2.Flow {
     /// hand it to ``AuthenticatingClient/init(transport:session:allowingPlainHTTP:configuration:)``.
     ///
     /// - Parameters:
-    ///   - resources: the origins the access token may be sent to (`https://api.example.com`).
+    ///   - resources: where the access token may be sent: origins (`https://api.example.com`), or
+    ///     resources narrower than their origin (`https://api.example.com/v1`: that path and below).
     ///   - resourceIndicators: RFC 8707 `resource` values to ask the token for, on every grant.
     public func clientCredentialsSession(
         scope: [String] = [],

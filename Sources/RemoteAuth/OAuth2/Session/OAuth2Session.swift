@@ -43,7 +43,9 @@ extension OAuth2 {
         public var resources: [String]?
         /// The origins (`https://api.example.com`) the access token may be sent to, and only
         /// those: the resource servers the caller named (RFC 8707 `resource` values, or the API's
-        /// origin). [RFC 6750 §5.3](https://www.rfc-editor.org/rfc/rfc6750#section-5.3)
+        /// origin). An entry with a path (`https://api.example.com/v1`) narrows its origin to
+        /// that path and below (``resourceTargets()``).
+        /// [RFC 6750 §5.3](https://www.rfc-editor.org/rfc/rfc6750#section-5.3)
         public var resourceOrigins: [String]
         /// What the tokens are bound to: a DPoP key, a TLS client certificate.
         public var binding: Binding
@@ -136,6 +138,39 @@ extension OAuth2 {
         ///   `http`/`https` URL.
         public func resourceScopes() throws -> [AuthScope] {
             try resourceOrigins.map { try AuthScope(url: $0) }
+        }
+
+        /// Where the token goes: each of ``resourceOrigins``, limited to the paths of the
+        /// resource indicators on that origin when every one of them names a path
+        /// (`https://api.example/v1`: `/v1` and below, never `/files` on the same origin;
+        /// [RFC 8707 §2](https://www.rfc-editor.org/rfc/rfc8707#section-2),
+        /// [RFC 9728 §1.2](https://www.rfc-editor.org/rfc/rfc9728#section-1.2)). An origin
+        /// with no indicator, or one naming the origin itself, is covered whole.
+        public func resourceTargets() throws -> [(scope: AuthScope, pathPrefix: String?)] {
+            var targets: [(scope: AuthScope, pathPrefix: String?)] = []
+            for entry in resourceOrigins {
+                let origin = try AuthScope(url: entry).origin
+                // An entry with its own path is narrowed to it.
+                var own = Substring(URIReference(parsing: entry).path)
+                while own.hasSuffix("/") { own = own.dropLast() }
+                if !own.isEmpty {
+                    targets.append((origin, String(own)))
+                    continue
+                }
+                // Indicators that are not http(s) URLs (a URN) say nothing about where to send.
+                let paths = (resources ?? []).compactMap { indicator -> String? in
+                    guard let scope = try? AuthScope(url: indicator), scope.origin == origin.origin else { return nil }
+                    var path = Substring(URIReference(parsing: indicator).path)
+                    while path.hasSuffix("/") { path = path.dropLast() }
+                    return String(path)
+                }
+                if paths.isEmpty || paths.contains("") {
+                    targets.append((origin, nil))
+                } else {
+                    for path in Set(paths).sorted() { targets.append((origin, path)) }
+                }
+            }
+            return targets
         }
 
         public var description: String {

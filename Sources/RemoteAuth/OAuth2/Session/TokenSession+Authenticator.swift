@@ -48,11 +48,14 @@ extension OAuth2.TokenSession: RequestAuthenticator {
     }
 
     /// This session as the authenticator of each of its ``resourceScopes``, and no other origin,
-    /// for ``AuthenticatingClient/init(transport:credentials:authenticators:configuration:)``.
+    /// limited to its resources' paths where they name one (``Session/resourceTargets()``), for
+    /// ``AuthenticatingClient/init(transport:credentials:authenticators:configuration:)``.
     ///
     /// - Parameter allowingPlainHTTP: opt in to sending the token over plain `http` to a host
     ///   that is not loopback. Off by default, and it should stay off.
     public nonisolated func authenticators(allowingPlainHTTP: Bool = false) -> [ScopedAuthenticator] {
-        resourceScopes.map { ScopedAuthenticator(self, for: $0, allowingPlainHTTP: allowingPlainHTTP) }
+        resourceTargets.map {
+            ScopedAuthenticator(self, for: $0.scope, pathPrefix: $0.pathPrefix, allowingPlainHTTP: allowingPlainHTTP)
+        }
     }
 }

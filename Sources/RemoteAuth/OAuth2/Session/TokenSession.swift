@@ -32,6 +32,8 @@ extension OAuth2 {
         public nonisolated let key: TokenStoreKey
         /// The origins the token may be sent to (``Session/resourceOrigins``, checked at init).
         public nonisolated let resourceScopes: [AuthScope]
+        /// ``resourceScopes`` with the paths of the session's resources (``Session/resourceTargets()``).
+        nonisolated let resourceTargets: [(scope: AuthScope, pathPrefix: String?)]
         private let store: any TokenStore
         /// The store, when it coordinates refreshes across processes: then every refresh runs
         /// holding the session's key (``CoordinatedTokenStore``).
@@ -102,6 +104,7 @@ extension OAuth2 {
             self.dpop = dpop
             self.key = TokenStoreKey(service: service, account: account)
             self.resourceScopes = try session.resourceScopes()
+            self.resourceTargets = try session.resourceTargets()
             self.store = store
             self.coordinated = store as? any CoordinatedTokenStore
             self.source = source
