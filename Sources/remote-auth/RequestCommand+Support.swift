@@ -149,6 +149,11 @@ extension RequestCommand {
         }
     }
 
+    /// `1 s`, `2.5 s`: a time option's value as the user would write it.
+    static func seconds(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e9 ? "\(Int(value)) s" : "\(value) s"
+    }
+
     /// What happened below HTTP, by the error's code, and what to do about it.
     /// - Parameter timeoutOptions: the options of the running command that set its time limits,
     ///   named after a timeout; `nil` for a command that has none.

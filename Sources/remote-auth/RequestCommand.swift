@@ -331,7 +331,7 @@ struct RequestCommand: AsyncParsableCommand {
                     "--placement is for OAuth 1.0a profiles; an OAuth 2 token goes in the Authorization field"
                 )
             }
-            try oauth2Profile.check(origin: origin)
+            try oauth2Profile.check(origin: origin, path: String(request.target.path))
         } else if expirySkew != nil {
             throw CLIFailure("--expiry-skew needs an OAuth 2 --profile")
         }
@@ -483,6 +483,11 @@ struct RequestCommand: AsyncParsableCommand {
             authenticationFailed = true
             response = final
             responseBody = []
+        case .failure(let error as TransportError) where error.code == .timedOut:
+            // The limits in force, named with their values: a script can tell --max-time's from
+            // the defaults'.
+            let limits = "--connect-timeout \(Self.seconds(self.connectTimeout ?? 10)) and --max-time \(Self.seconds(maxTime ?? 30))"
+            throw CLIFailure("request failed: \(error.reason); \(limits) set the limits", status: .timedOut)
         case .failure(let error):
             throw Self.failure(error, profile: profile)
         }

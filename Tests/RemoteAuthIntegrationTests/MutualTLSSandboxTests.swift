@@ -42,7 +42,9 @@ struct MutualTLSSandboxTests {
                 configuration: .init(
                     trust: ServerTrust(default: DefaultTrustPolicy(roots: try .pemBundle(server.ca.pem))),
                     clientIdentity: identity,
-                    timeout: .seconds(10)
+                    // A guard against a hang, not a measure: the suite's time limit bounds it too,
+                    // and a loaded machine's handshakes may take many seconds.
+                    timeout: .seconds(120)
                 )
             )
         }
@@ -362,7 +364,7 @@ struct MutualTLSSandboxTests {
             .init(id: "pki-client", tokenEndpointAuthMethod: "tls_client_auth", tlsClientAuthSubjectDN: "CN=svc-client")
         )
         try await Sandbox.withSandbox(configuration) { sandbox in
-            let transport = try NIOHTTP1Transport(configuration: .init(timeout: .seconds(10)))
+            let transport = try NIOHTTP1Transport(configuration: .init(timeout: .seconds(120)))
             let metadata = try await OAuth2.Flow.discover(issuer: sandbox.baseURL, transport: transport)
             #expect(!metadata.tlsClientCertificateBoundAccessTokens)
             #expect(metadata.tokenEndpointAuthMethodsSupported?.contains("tls_client_auth") == false)
