@@ -290,3 +290,39 @@ extension RequestCommand {
         return Credential(user: name, password: password)
     }
 }
+
+extension RequestCommand {
+    /// `--parallel`: the request sent `copies` times at once through one client; the first
+    /// failure, else the first refusal (HTTP 400 or more), else a success.
+    static func sendCopies(
+        of request: HTTPRequest,
+        body: [UInt8]?,
+        copies: Int,
+        through client: AuthenticatingClient
+    ) async -> Result<(HTTPResponse, [UInt8]), any Error> {
+        let sent = (request: request, body: body)
+        return await withTaskGroup(of: Result<(HTTPResponse, [UInt8]), any Error>.self) { group in
+            for _ in 0..<copies {
+                group.addTask {
+                    do {
+                        return .success(try await client.send(sent.request, body: sent.body))
+                    } catch {
+                        return .failure(error)
+                    }
+                }
+            }
+            var worst: Result<(HTTPResponse, [UInt8]), any Error>? = nil
+            for await outcome in group {
+                switch (worst, outcome) {
+                case (.failure, _): break
+                case (_, .failure): worst = outcome
+                case (.success(let kept), .success(let new)) where kept.0.status.code < 400:
+                    if new.0.status.code >= 400 { worst = outcome }
+                case (.none, _): worst = outcome
+                default: break
+                }
+            }
+            return worst!
+        }
+    }
+}

@@ -245,13 +245,19 @@ struct RequestCommand: AsyncParsableCommand {
     func run() async throws {
         do {
             try await signInFirstIfAsked()
-            try await send()
+            do {
+                try await send()
+            } catch let needed as StepUpNeeded {
+                // One step-up per request (RFC 6750 §3.1, RFC 9470): the second refusal is printed.
+                try await stepUp(needed)
+                try await send(steppedUp: true)
+            }
         } catch let failure as CLIFailure where silent && !showError {
             throw CLIFailure("", status: failure.status)
         }
     }
 
-    func send() async throws {
+    func send(steppedUp: Bool = false) async throws {
         guard (0...1000).contains(maxRedirs) else {
             throw CLIFailure("--max-redirs must be between 0 and 1000, not \(maxRedirs)")
         }
@@ -442,31 +448,7 @@ struct RequestCommand: AsyncParsableCommand {
                     return .failure(error)
                 }
             }
-            // The first failure, else the first refusal (HTTP 400 or more), else a success.
-            let sent = (request: request, body: body)
-            return await withTaskGroup(of: Result<(HTTPResponse, [UInt8]), any Error>.self) { group in
-                for _ in 0..<copies {
-                    group.addTask {
-                        do {
-                            return .success(try await client.send(sent.request, body: sent.body))
-                        } catch {
-                            return .failure(error)
-                        }
-                    }
-                }
-                var worst: Result<(HTTPResponse, [UInt8]), any Error>? = nil
-                for await outcome in group {
-                    switch (worst, outcome) {
-                    case (.failure, _): break
-                    case (_, .failure): worst = outcome
-                    case (.success(let kept), .success(let new)) where kept.0.status.code < 400:
-                        if new.0.status.code >= 400 { worst = outcome }
-                    case (.none, _): worst = outcome
-                    default: break
-                    }
-                }
-                return worst!
-            }
+            return await Self.sendCopies(of: request, body: body, copies: copies, through: client)
         }
         let response: HTTPResponse
         let responseBody: [UInt8]
@@ -491,6 +473,7 @@ struct RequestCommand: AsyncParsableCommand {
         case .failure(let error):
             throw Self.failure(error, profile: profile)
         }
+        if let oauth2Profile { try checkStepUp(response, profile: oauth2Profile, steppedUp: steppedUp) }
         let failed = response.status.code >= 400
         if !(fail && failed) {
             var bytes: [UInt8] = []

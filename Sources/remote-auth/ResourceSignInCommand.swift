@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HTTPTypes
 import NIOCore
 import RemoteAuth
 import RemoteAuthFileStore
@@ -22,6 +23,8 @@ struct ResourceSignInRun {
     var clientMetadataURL: String?
     var initialAccessToken: String?
     var scope: [String]?
+    /// More authorization request parameters: a step-up's `acr_values` and `max_age`.
+    var additionalParameters: [(name: String, value: String)] = []
     var redirectURI: String
     var noBrowser: Bool
     var timeout: Int
@@ -117,6 +120,7 @@ struct ResourceSignInRun {
             agent: agent,
             redirectURI: redirectURI,
             scope: scope,
+            additionalParameters: additionalParameters,
             dpop: prover,
             transport: transport,
             now: unixNow,
@@ -200,7 +204,80 @@ struct RequestSignInOptions: ParsableArguments {
     var scope: String?
 }
 
+/// A step-up the request can answer by signing in again (thrown by `send` before any output).
+struct StepUpNeeded: Error {
+    let stepUp: OAuth2.StepUp
+    let previous: OAuth2.Session
+}
+
 extension RequestCommand {
+    /// `--sign-in`, or a terminal: a sign-in may start.
+    var maySignIn: Bool {
+        signInOptions.signIn || (isatty(STDIN_FILENO) == 1 && isatty(STDERR_FILENO) == 1)
+    }
+
+    /// The resource a profile's step-up signs in to again: its one resource indicator (a
+    /// profile made by a sign-in from a resource URL).
+    static func stepUpResource(_ session: OAuth2.Session) -> String? {
+        guard let resources = session.resources, resources.count == 1 else { return nil }
+        return resources[0]
+    }
+
+    /// A response that asks for a step-up (``OAuth2/StepUp``): thrown as ``StepUpNeeded`` when
+    /// this request may sign in again (once), else said on stderr with what to do.
+    func checkStepUp(_ response: HTTPResponse, profile: OAuth2Profile, steppedUp: Bool) throws {
+        guard let stepUp = OAuth2.StepUp(response: response, currentScope: profile.session.scope) else { return }
+        let resource = Self.stepUpResource(profile.session)
+        if !steppedUp, maySignIn, resource != nil {
+            throw StepUpNeeded(stepUp: stepUp, previous: profile.session)
+        }
+        let how =
+            steppedUp
+            ? "the new sign-in did not satisfy it"
+            : resource == nil
+                ? "sign in again with that scope: remote-auth authorize oauth2 --profile \(profile.name) …"
+                : "sign in again for it with --sign-in"
+        note("remote-auth: \(stepUp); \(how)\n")
+    }
+
+    /// Signs in again for the profile's resource with what `needed` asks (the union of the
+    /// scopes, RFC 9470's `acr_values` and `max_age`), replaces the profile, and deletes the
+    /// previous registration at the server (RFC 7592), as it would otherwise be left behind.
+    func stepUp(_ needed: StepUpNeeded) async throws {
+        guard let profile, let resource = Self.stepUpResource(needed.previous) else { return }
+        Terminal.writeError("remote-auth: \(needed.stepUp): signing in again for \(resource).\n")
+        try await ResourceSignInRun(
+            profile: profile,
+            resource: resource,
+            match: .exact,
+            clientID: nil,
+            clientSecret: nil,
+            clientMetadataURL: signInOptions.clientMetadataURL,
+            initialAccessToken: nil,
+            scope: needed.stepUp.scope,
+            additionalParameters: needed.stepUp.authorizationParameters,
+            redirectURI: "http://127.0.0.1/callback",
+            noBrowser: signInOptions.noBrowser,
+            timeout: signInOptions.timeout,
+            dpop: false,
+            tls: tlsOptions,
+            connectTimeout: try Self.timeAmount(connectTimeout, option: "--connect-timeout"),
+            announceOnStdout: false
+        ).run()
+        let registration = needed.previous.registration
+        guard registration.registrationClientURI != nil else { return }
+        do {
+            try await RequestCommand.withTransport(nil, connectTimeout: nil, timeout: nil) { transport in
+                try await OAuth2.DynamicRegistration.delete(registration, transport: transport)
+            }
+            Terminal.writeError("Deleted the previous registration, client \(PeerText.printable(registration.clientID)) (RFC 7592).\n")
+        } catch {
+            Terminal.writeError(
+                "The previous registration, client \(PeerText.printable(registration.clientID)), was not deleted: \(describeOAuth2(error, profile: profile)).\n"
+            )
+        }
+    }
+
     /// With `--sign-in` (or on a terminal) and a `--profile` that does not exist yet: the
     /// sign-in from the URL, then the request with the new profile.
     func signInFirstIfAsked() async throws {

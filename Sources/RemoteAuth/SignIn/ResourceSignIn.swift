@@ -53,6 +53,8 @@ extension OAuth2 {
         ///   - redirectURI: for a registered client, its registered redirect URI; with a
         ///     registration, `nil` lets the agent choose and that URI is registered.
         ///   - scope: `nil` asks for ``ResourceDiscovery/defaultScope``.
+        ///   - additionalParameters: more authorization request parameters (a step-up's
+        ///     `acr_values` and `max_age`: ``StepUp/authorizationParameters``).
         ///   - dpop: binds the tokens to this key (RFC 9449); needed when the resource says
         ///     `dpop_bound_access_tokens_required`.
         ///   - onIdentified: told how the client identified itself, before the user agent opens.
@@ -65,6 +67,7 @@ extension OAuth2 {
             agent: some SignInUserAgent,
             redirectURI: String? = nil,
             scope: [String]? = nil,
+            additionalParameters: [(name: String, value: String)] = [],
             dpop: OAuth2.DPoP.Prover? = nil,
             transport: any HTTPTransport,
             now: @escaping @Sendable () -> Int64 = UnixTime.now,
@@ -103,6 +106,7 @@ extension OAuth2 {
                         redirectURI: redirectURI,
                         scope: scope,
                         resources: [resource],
+                        additionalParameters: additionalParameters,
                         random: random
                     )
                     state.withLock { $0 = (flow, request.pending, identification) }
