@@ -180,7 +180,7 @@ struct DemoCommand: AsyncParsableCommand {
         var configuration = SandboxConfiguration.demo()
         configuration.accessTokenTTL = Self.oauth2AccessTokenTTL
         configuration.devicePollingInterval = 1
-        let steps = Self.steps + Self.oauth2Steps + Self.openIDSteps + Self.signatureSteps
+        let steps = Self.steps + Self.oauth2Steps + Self.resourceSteps + Self.openIDSteps + Self.signatureSteps
         let results: [(String, Result<String, any Error>)] = try await Sandbox.withSandbox(configuration) { sandbox in
             Terminal.writeLine("Sandbox at \(sandbox.baseURL)")
             return try await AsyncHTTPClientTransport.withTransport { transport in

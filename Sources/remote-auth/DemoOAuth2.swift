@@ -153,21 +153,7 @@ extension DemoCommand.Context {
                 push: push,
                 random: .system
             )
-            let (page, html) = try await get(request.url)
-            try expect(page.status == .ok, "the consent page answered \(page.status.code)")
-            let id = try requireValue(between(html, "name=\"request\" value=\"", "\""), "no request id on the page")
-            let csrf = try requireValue(
-                between(html, "name=\"authenticity_token\" value=\"", "\""),
-                "no authenticity_token on the page"
-            )
-            let (approved, _) = try await postForm(
-                base + "/oauth2/authorize",
-                [
-                    ("request", id), ("authenticity_token", csrf), ("username", "alice"), ("password", "wonderland"),
-                    ("action", "authorize"),
-                ]
-            )
-            let location = try requireValue(approved.headerFields[.location], "the consent form did not redirect")
+            let location = try await oauth2Consent(request.url)
             // The browser lands on the loopback listener, which answers once the code is redeemed.
             async let landing = get(location)
             let tokens = try await listener.tokens(for: request.pending, flow: flow, timeout: .seconds(10))
@@ -175,6 +161,27 @@ extension DemoCommand.Context {
             try expect(landed.status == .ok, "the loopback listener answered \(landed.status.code)")
             return (tokens, request.url)
         }
+    }
+
+    /// What a browser does on the OAuth 2 consent page at `authorizationURL`: load it, sign in
+    /// as alice, press Authorize; returns where the server redirects the browser (the redirect
+    /// URI, with the code).
+    func oauth2Consent(_ authorizationURL: String) async throws -> String {
+        let (page, html) = try await get(authorizationURL)
+        try expect(page.status == .ok, "the consent page answered \(page.status.code)")
+        let id = try requireValue(between(html, "name=\"request\" value=\"", "\""), "no request id on the page")
+        let csrf = try requireValue(
+            between(html, "name=\"authenticity_token\" value=\"", "\""),
+            "no authenticity_token on the page"
+        )
+        let (approved, _) = try await postForm(
+            base + "/oauth2/authorize",
+            [
+                ("request", id), ("authenticity_token", csrf), ("username", "alice"), ("password", "wonderland"),
+                ("action", "authorize"),
+            ]
+        )
+        return try requireValue(approved.headerFields[.location], "the consent form did not redirect")
     }
 
     /// A token session over `tokens` (refreshed only once expired) registered for the sandbox.

@@ -14,8 +14,8 @@ import Testing
         let result = try await CLI.run(["demo"])
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         let lines = result.stdout.split(separator: "\n").map(String.init)
-        #expect(lines.last == "demo: 18 passed, 0 failed")
-        #expect(lines.filter { $0.hasPrefix("[") && $0.contains(": passed — ") }.count == 18)
+        #expect(lines.last == "demo: 19 passed, 0 failed")
+        #expect(lines.filter { $0.hasPrefix("[") && $0.contains(": passed — ") }.count == 19)
     }
 
     @Test func authorizeThenRequestWithTheProfile() async throws {
