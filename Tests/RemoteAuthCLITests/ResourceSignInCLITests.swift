@@ -187,4 +187,52 @@ import Testing
         let signedIn = await authorize.finish()
         #expect(signedIn.status == 0, "\(signedIn.stderr)")
     }
+
+    /// Step-up (RFC 6750 §3.1, the MCP's step-up): a read-only profile posts; without
+    /// --sign-in the tool says what the server asked for; with it, it signs in again asking for
+    /// both scopes, deletes the previous registration, and the post goes through.
+    @Test func stepUpForAMissingScope() async throws {
+        let home = OAuth2CLITests.home()
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let sandbox = try SandboxProcess(["--auto-approve"])
+        let base = try await sandbox.baseURL()
+        let environment = ["REMOTE_AUTH_HOME": home]
+        let authorize = try BackgroundCLI(
+            [
+                "authorize", "oauth2", "--resource", base + "/1.1", "--profile", "ro", "--scope", "statuses:read",
+                "--no-browser", "--timeout", "30",
+            ],
+            environment: environment
+        )
+        let first = try await Self.approve(authorize, base: base)
+        #expect(await authorize.finish().status == 0)
+        let firstClient = try #require(Self.query(first, "client_id"))
+        let update = ["request", "--profile", "ro", "-d", "status=stepped up", base + "/1.1/statuses/update.json"]
+
+        let refused = try await CLI.run(update, environment: environment)
+        #expect(refused.status == 1)
+        #expect(
+            refused.stderr.contains(
+                "remote-auth: the resource asks for the scope statuses:write (insufficient_scope, RFC 6750 §3.1); sign in again for it with --sign-in\n"
+            ),
+            "\(refused.stderr)"
+        )
+
+        let stepped = try BackgroundCLI(update + ["--sign-in", "--no-browser", "--timeout", "30"], environment: environment)
+        let second = try await Self.approve(stepped, base: base)
+        let done = await stepped.finish()
+        #expect(done.status == 0, "\(done.stderr)")
+        #expect(Self.query(second, "scope") == "statuses:read statuses:write")
+        #expect(Self.query(second, "resource") == base + "/1.1")
+        #expect(done.stdout.contains(#""text":"stepped up""#), "\(done.stdout)")
+        #expect(
+            done.stderr.hasPrefix(
+                "remote-auth: the resource asks for the scope statuses:write (insufficient_scope, RFC 6750 §3.1): signing in again for \(base)/1.1.\n"
+            ),
+            "\(done.stderr)"
+        )
+        #expect(done.stderr.contains("Deleted the previous registration, client \(firstClient) (RFC 7592).\n"), "\(done.stderr)")
+        let show = try await CLI.run(["profiles", "show", "ro"], environment: environment)
+        #expect(show.stdout.contains("\nscope: statuses:read statuses:write\n"), "\(show.stdout)")
+    }
 }
