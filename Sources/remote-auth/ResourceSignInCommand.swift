@@ -294,7 +294,7 @@ extension RequestCommand {
         let store = try openTokenStore()
         guard await !store.keys().contains(where: { $0.service == profile }) else { return }
         if !asked { Terminal.writeError("There is no profile '\(profile)' yet: signing in from \(url).\n") }
-        try await ResourceSignInRun(
+        let run = ResourceSignInRun(
             profile: profile,
             resource: url,
             match: .pathPrefix,
@@ -310,6 +310,15 @@ extension RequestCommand {
             tls: tlsOptions,
             connectTimeout: try Self.timeAmount(connectTimeout, option: "--connect-timeout"),
             announceOnStdout: false
-        ).run()
+        )
+        do {
+            try await run.run()
+        } catch let failure as CLIFailure where !asked {
+            // Started only because the terminal is interactive: the name may be a typo.
+            throw CLIFailure(
+                "unknown profile: '\(profile)' (see 'remote-auth profiles list'), and signing in from the URL failed: \(failure.message)",
+                status: failure.status
+            )
+        }
     }
 }
