@@ -28,6 +28,29 @@ struct RegistrationsCommand: AsyncParsableCommand {
         return found
     }
 
+    /// `body` over a transport with the TLS options, shut down after; a failure said as
+    /// `failing: <reason><then>`.
+    static func atServer<T: Sendable>(
+        _ tls: TLSOptions,
+        profile: String,
+        failing: String,
+        then: String = "",
+        _ body: (any HTTPTransport) async throws -> T
+    ) async throws -> T {
+        let nio = try tls.transport()
+        do {
+            let value = try await RequestCommand.withTransport(nio, connectTimeout: nil, timeout: nil, body)
+            await nio?.shutdown()
+            return value
+        } catch {
+            await nio?.shutdown()
+            throw CLIFailure(
+                "\(failing): \(describeOAuth2(error, profile: profile))\(then)",
+                status: ExitStatus(for: error)
+            )
+        }
+    }
+
     /// The profile `name`, which must hold a managed registration.
     static func require(_ name: String) async throws -> OAuth2Profile {
         let profile = try await OAuth2Profile.require(name)
@@ -64,21 +87,13 @@ struct RegistrationsCommand: AsyncParsableCommand {
         func run() async throws {
             let profile = try await RegistrationsCommand.require(name)
             let registration = profile.session.registration
-            let nio = try tlsOptions.transport()
-            let registered: OAuth2.DynamicRegistration.Registered
-            do {
-                registered = try await RequestCommand.withTransport(nio, connectTimeout: nil, timeout: nil) {
-                    transport in
-                    try await OAuth2.DynamicRegistration.read(registration, transport: transport)
-                }
-            } catch {
-                await nio?.shutdown()
-                throw CLIFailure(
-                    "cannot read the registration: \(describeOAuth2(error, profile: name))",
-                    status: ExitStatus(for: error)
-                )
+            let registered = try await RegistrationsCommand.atServer(
+                tlsOptions,
+                profile: name,
+                failing: "cannot read the registration"
+            ) {
+                try await OAuth2.DynamicRegistration.read(registration, transport: $0)
             }
-            await nio?.shutdown()
             Terminal.writeLine("profile: \(name)")
             Terminal.writeLine("registration: \(registration.registrationClientURI ?? "")")
             for (member, value) in registered.members.sorted(by: { $0.key < $1.key }) {
@@ -86,10 +101,10 @@ struct RegistrationsCommand: AsyncParsableCommand {
             }
         }
 
-        /// A member's value as one line of JSON; the secrets of RFC 7591 §3.2.1 and RFC 7592 §3
-        /// redacted.
+        /// A member's value as one line of JSON; the members the library treats as secrets
+        /// (`client_secret`, `registration_access_token`, tokens, ...) redacted.
         static func shown(_ member: String, _ value: JSONValue) -> String {
-            if ["client_secret", "registration_access_token"].contains(member) { return "<redacted>" }
+            if OAuth2.secretMembers.contains(member.lowercased()) { return "<redacted>" }
             if case .string(let text) = value { return PeerText.printable(text, limit: 500) }
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -116,19 +131,14 @@ struct RegistrationsCommand: AsyncParsableCommand {
         func run() async throws {
             let profile = try await RegistrationsCommand.require(name)
             let registration = profile.session.registration
-            let nio = try tlsOptions.transport()
-            do {
-                try await RequestCommand.withTransport(nio, connectTimeout: nil, timeout: nil) { transport in
-                    try await OAuth2.DynamicRegistration.delete(registration, transport: transport)
-                }
-            } catch {
-                await nio?.shutdown()
-                throw CLIFailure(
-                    "cannot delete the registration: \(describeOAuth2(error, profile: name)); the profile is kept",
-                    status: ExitStatus(for: error)
-                )
+            try await RegistrationsCommand.atServer(
+                tlsOptions,
+                profile: name,
+                failing: "cannot delete the registration",
+                then: "; the profile is kept"
+            ) {
+                try await OAuth2.DynamicRegistration.delete(registration, transport: $0)
             }
-            await nio?.shutdown()
             try await profile.store.removeSession(service: profile.key.service, account: profile.key.account)
             Terminal.writeLine(
                 "Deleted client \(PeerText.printable(registration.clientID)) at \(profile.session.server.issuer ?? "its server") (RFC 7592) and removed profile '\(name)'."

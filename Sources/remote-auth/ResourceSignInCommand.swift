@@ -97,27 +97,11 @@ struct ResourceSignInRun {
                 )
             )
         }
-        let timeout = self.timeout
-        let noBrowser = self.noBrowser
-        let waitingAt = Locked("")
-        let agent = LoopbackUserAgent(
-            open: { url in presentAuthorizationURL(url, noBrowser: noBrowser) },
-            timeout: .seconds(timeout),
-            onIgnored: { reason in
-                Terminal.writeError(
-                    "Ignored a request to \(waitingAt.withLock { $0 }): \(PeerText.printable(reason)); still waiting.\n"
-                )
-            },
-            onListening: { uri in
-                waitingAt.withLock { $0 = uri }
-                Terminal.writeError("Waiting for the browser to come back to \(uri) (up to \(timeout) s)…\n")
-            }
-        )
         let issuer = found.server.issuer
         return try await OAuth2.ResourceSignIn.signIn(
             found,
             identities: identities,
-            agent: agent,
+            agent: terminalLoopbackAgent(noBrowser: noBrowser, timeout: timeout),
             redirectURI: redirectURI,
             scope: scope,
             additionalParameters: additionalParameters,
@@ -223,6 +207,36 @@ extension RequestCommand {
         return resources[0]
     }
 
+    /// A sign-in for this request's options: the loopback listener, the TLS options, the
+    /// connect timeout; "Signed in" on stderr (stdout is the response body).
+    func signInRun(
+        profile: String,
+        resource: String,
+        match: OAuth2.ProtectedResourceMetadata.ResourceMatch,
+        clientID: String?,
+        scope: [String]?,
+        additionalParameters: [(name: String, value: String)] = []
+    ) throws -> ResourceSignInRun {
+        ResourceSignInRun(
+            profile: profile,
+            resource: resource,
+            match: match,
+            clientID: clientID,
+            clientSecret: nil,
+            clientMetadataURL: signInOptions.clientMetadataURL,
+            initialAccessToken: nil,
+            scope: scope,
+            additionalParameters: additionalParameters,
+            redirectURI: "http://127.0.0.1/callback",
+            noBrowser: signInOptions.noBrowser,
+            timeout: signInOptions.timeout,
+            dpop: false,
+            tls: tlsOptions,
+            connectTimeout: try Self.timeAmount(connectTimeout, option: "--connect-timeout"),
+            announceOnStdout: false
+        )
+    }
+
     /// A response that asks for a step-up (``OAuth2/StepUp``): thrown as ``StepUpNeeded`` when
     /// this request may sign in again (once), else said on stderr with what to do.
     func checkStepUp(_ response: HTTPResponse, profile: OAuth2Profile, steppedUp: Bool) throws {
@@ -246,23 +260,13 @@ extension RequestCommand {
     func stepUp(_ needed: StepUpNeeded) async throws {
         guard let profile, let resource = Self.stepUpResource(needed.previous) else { return }
         Terminal.writeError("remote-auth: \(needed.stepUp): signing in again for \(resource).\n")
-        try await ResourceSignInRun(
+        try await signInRun(
             profile: profile,
             resource: resource,
             match: .exact,
             clientID: nil,
-            clientSecret: nil,
-            clientMetadataURL: signInOptions.clientMetadataURL,
-            initialAccessToken: nil,
             scope: needed.stepUp.scope,
-            additionalParameters: needed.stepUp.authorizationParameters,
-            redirectURI: "http://127.0.0.1/callback",
-            noBrowser: signInOptions.noBrowser,
-            timeout: signInOptions.timeout,
-            dpop: false,
-            tls: tlsOptions,
-            connectTimeout: try Self.timeAmount(connectTimeout, option: "--connect-timeout"),
-            announceOnStdout: false
+            additionalParameters: needed.stepUp.authorizationParameters
         ).run()
         let registration = needed.previous.registration
         guard registration.registrationClientURI != nil else { return }
@@ -270,7 +274,9 @@ extension RequestCommand {
             try await RequestCommand.withTransport(nil, connectTimeout: nil, timeout: nil) { transport in
                 try await OAuth2.DynamicRegistration.delete(registration, transport: transport)
             }
-            Terminal.writeError("Deleted the previous registration, client \(PeerText.printable(registration.clientID)) (RFC 7592).\n")
+            Terminal.writeError(
+                "Deleted the previous registration, client \(PeerText.printable(registration.clientID)) (RFC 7592).\n"
+            )
         } catch {
             Terminal.writeError(
                 "The previous registration, client \(PeerText.printable(registration.clientID)), was not deleted: \(describeOAuth2(error, profile: profile)).\n"
@@ -294,22 +300,12 @@ extension RequestCommand {
         let store = try openTokenStore()
         guard await !store.keys().contains(where: { $0.service == profile }) else { return }
         if !asked { Terminal.writeError("There is no profile '\(profile)' yet: signing in from \(url).\n") }
-        let run = ResourceSignInRun(
+        let run = try signInRun(
             profile: profile,
             resource: url,
             match: .pathPrefix,
             clientID: signInOptions.clientID,
-            clientSecret: nil,
-            clientMetadataURL: signInOptions.clientMetadataURL,
-            initialAccessToken: nil,
-            scope: signInOptions.scope.map { $0.split(separator: " ").map(String.init) },
-            redirectURI: "http://127.0.0.1/callback",
-            noBrowser: signInOptions.noBrowser,
-            timeout: signInOptions.timeout,
-            dpop: false,
-            tls: tlsOptions,
-            connectTimeout: try Self.timeAmount(connectTimeout, option: "--connect-timeout"),
-            announceOnStdout: false
+            scope: signInOptions.scope.map { $0.split(separator: " ").map(String.init) }
         )
         do {
             try await run.run()

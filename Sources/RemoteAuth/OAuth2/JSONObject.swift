@@ -172,7 +172,7 @@ extension OAuth2 {
     /// The members whose values are secrets, in token, device, introspection, registration and
     /// error responses (RFC 6749 §5.1, RFC 8628 §3.2, RFC 7591 §3.2.1, RFC 8693 §2.2.1), and the
     /// request parameters a server might echo.
-    static let secretMembers: Set<String> = [
+    package static let secretMembers: Set<String> = [
         "access_token", "refresh_token", "id_token", "device_code", "code", "code_verifier", "client_secret",
         "client_assertion", "assertion", "password", "registration_access_token", "token", "subject_token",
         "actor_token", "issued_token", "request_uri", "dpop_nonce", "oauth_token_secret",
