@@ -284,6 +284,11 @@ public struct SandboxConfiguration: Sendable {
     /// ([RFC 7591 §3](https://www.rfc-editor.org/rfc/rfc7591#section-3)); `nil`, the default,
     /// leaves `POST /oauth2/register` open.
     public var registrationToken: String?
+    /// Step-up authentication ([RFC 9470](https://www.rfc-editor.org/rfc/rfc9470)) on the status
+    /// API's writes: `nil`, the default, takes any token with `statuses:write`; with a policy, a
+    /// write needs a token whose sign-in was of the policy's class (and recent enough), else
+    /// `401` with `error="insufficient_user_authentication"` and `acr_values`.
+    public var stepUp: StepUpPolicy?
     /// The most clients `POST /oauth2/register` keeps at once (RFC 7591); a registration beyond
     /// it is refused with `403` until one is deleted (RFC 7592).
     public var registeredClientLimit = 1000
@@ -421,4 +426,25 @@ public struct SandboxError: Error, CustomStringConvertible {
     public let reason: String
     public init(_ reason: String) { self.reason = reason }
     public var description: String { reason }
+}
+
+/// The sandbox's step-up rule ([RFC 9470 §3](https://www.rfc-editor.org/rfc/rfc9470#section-3)):
+/// writes to the status API need an authentication of class ``acr``, at most ``maxAge`` seconds
+/// old. A sign-in whose authorization request asks for ``acr`` in `acr_values` is taken to have
+/// performed it (the sandbox's consent stands for the stronger authentication); any other
+/// sign-in is of class ``baselineACR``.
+public struct StepUpPolicy: Sendable, Hashable {
+    /// The class every other sign-in gets: a password, say.
+    public static let baselineACR = "urn:remote-auth:sandbox:acr:password"
+    /// The default stronger class: a second factor, say.
+    public static let defaultACR = "urn:remote-auth:sandbox:acr:mfa"
+    /// The class a write needs.
+    public var acr: String
+    /// The most seconds since the sign-in a write accepts (`max_age` in the challenge), or `nil`.
+    public var maxAge: Int64?
+
+    public init(acr: String = StepUpPolicy.defaultACR, maxAge: Int64? = nil) {
+        self.acr = acr
+        self.maxAge = maxAge
+    }
 }

@@ -249,6 +249,8 @@ struct AuthorizeOAuth2: AsyncParsableCommand {
                 environment: "REMOTE_AUTH_INITIAL_ACCESS_TOKEN",
                 option: "--initial-access-token"
             )
+            // A profile signed in before keeps its registration for the same issuer (RFC 7591).
+            let previous = (try? await OAuth2Profile.load(profile)).flatMap { $0?.session }
             try await ResourceSignInRun(
                 profile: profile,
                 resource: resource[0],
@@ -258,6 +260,7 @@ struct AuthorizeOAuth2: AsyncParsableCommand {
                 clientMetadataURL: clientMetadataURL,
                 initialAccessToken: initialAccessToken,
                 scope: scope == nil ? nil : scopes,
+                previous: previous,
                 redirectURI: redirectURI,
                 noBrowser: noBrowser,
                 timeout: timeout,

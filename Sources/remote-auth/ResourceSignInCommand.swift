@@ -23,8 +23,12 @@ struct ResourceSignInRun {
     var clientMetadataURL: String?
     var initialAccessToken: String?
     var scope: [String]?
-    /// More authorization request parameters: a step-up's `acr_values` and `max_age`.
-    var additionalParameters: [(name: String, value: String)] = []
+    /// The step-up a resource asked for: its `acr_values` and `max_age` (RFC 9470).
+    var stepUp: OAuth2.StepUp? = nil
+    /// The profile's session before this sign-in: its dynamic registration is reused at the
+    /// same issuer while its secret is valid (RFC 7591 §3.2.1), and deleted (RFC 7592) when a
+    /// new one replaces it.
+    var previous: OAuth2.Session? = nil
     var redirectURI: String
     var noBrowser: Bool
     var timeout: Int
@@ -56,6 +60,41 @@ struct ResourceSignInRun {
         try await saveOAuth2Profile(profile, signedIn.session)
         let line = "Signed in; saved as profile '\(profile)'."
         if announceOnStdout { Terminal.writeLine(line) } else { Terminal.writeError(line + "\n") }
+        if let replaced = previous?.registration, replaced.registrationClientURI != nil,
+            replaced.clientID != signedIn.session.clientID
+        {
+            await deleteReplaced(replaced)
+        }
+    }
+
+    /// Deletes a registration a new one replaced (RFC 7592 §2.3), as it would otherwise be left
+    /// behind at the server; a failure is said, not fatal (the profile is saved).
+    func deleteReplaced(_ registration: OAuth2.ClientRegistration) async {
+        let client = PeerText.printable(registration.clientID)
+        do {
+            try await RequestCommand.withTransport(nil, connectTimeout: connectTimeout, timeout: nil) { transport in
+                try await OAuth2.DynamicRegistration.delete(registration, transport: transport)
+            }
+            Terminal.writeError("Deleted the previous registration, client \(client) (RFC 7592).\n")
+        } catch {
+            Terminal.writeError(
+                "The previous registration, client \(client), was not deleted: \(describeOAuth2(error, profile: profile)).\n"
+            )
+        }
+    }
+
+    /// The profile's registration to reuse, when it was made at `issuer`.
+    func reusable(at issuer: String) -> OAuth2.ClientIdentity? {
+        guard let previous, previous.issuer == issuer, previous.registration.redirectURIs?.isEmpty == false else {
+            return nil
+        }
+        if previous.registration.secretExpired(at: unixNow()) {
+            Terminal.writeError(
+                "The client secret of registration \(PeerText.printable(previous.clientID)) has expired (RFC 7591 §3.2.1): registering again.\n"
+            )
+            return nil
+        }
+        return .stored(previous.registration, issuer: issuer)
     }
 
     func signIn(
@@ -75,6 +114,7 @@ struct ResourceSignInRun {
         )
         registrationEndpoint.withLock { $0 = found.server.registrationEndpoint }
         var identities: [OAuth2.ClientIdentity] = []
+        if clientID == nil, let reusable = reusable(at: found.server.issuer) { identities.append(reusable) }
         if let clientID {
             let secret = clientSecret.map { Secret($0) }
             let client = OAuth2.Client(id: clientID, authentication: secret.map { .clientSecretBasic($0) } ?? .none)
@@ -97,6 +137,33 @@ struct ResourceSignInRun {
                 )
             )
         }
+        do {
+            return try await signIn(found, identities: identities, transport: transport, prover: prover)
+        } catch let error as LoopbackCallbackListener.ListenerError
+            where error.code == .portUnavailable && identities.first.map(Self.isStored) == true
+        {
+            // The registered redirect URI's port is taken: a new registration gets a free one.
+            Terminal.writeError("The registered redirect URI's port is in use: registering again.\n")
+            return try await signIn(
+                found,
+                identities: Array(identities.dropFirst()),
+                transport: transport,
+                prover: prover
+            )
+        }
+    }
+
+    static func isStored(_ identity: OAuth2.ClientIdentity) -> Bool {
+        if case .stored = identity { return true }
+        return false
+    }
+
+    func signIn(
+        _ found: OAuth2.ResourceDiscovery,
+        identities: [OAuth2.ClientIdentity],
+        transport: any HTTPTransport,
+        prover: OAuth2.DPoP.Prover?
+    ) async throws -> OAuth2.ResourceSignIn {
         let issuer = found.server.issuer
         return try await OAuth2.ResourceSignIn.signIn(
             found,
@@ -104,7 +171,7 @@ struct ResourceSignInRun {
             agent: terminalLoopbackAgent(noBrowser: noBrowser, timeout: timeout),
             redirectURI: redirectURI,
             scope: scope,
-            additionalParameters: additionalParameters,
+            stepUp: stepUp,
             dpop: prover,
             transport: transport,
             now: unixNow,
@@ -112,6 +179,10 @@ struct ResourceSignInRun {
                 switch identification {
                 case .registered:
                     Terminal.writeError("Using the client registered at \(issuer).\n")
+                case .reused(let registration):
+                    Terminal.writeError(
+                        "Using the registration made earlier at \(issuer), client \(PeerText.printable(registration.clientID, limit: 200)).\n"
+                    )
                 case .metadataDocument:
                     Terminal.writeError("Identifying as the client ID metadata document's URL.\n")
                 case .dynamicallyRegistered(let registered):
@@ -215,7 +286,8 @@ extension RequestCommand {
         match: OAuth2.ProtectedResourceMetadata.ResourceMatch,
         clientID: String?,
         scope: [String]?,
-        additionalParameters: [(name: String, value: String)] = []
+        stepUp: OAuth2.StepUp? = nil,
+        previous: OAuth2.Session? = nil
     ) throws -> ResourceSignInRun {
         ResourceSignInRun(
             profile: profile,
@@ -226,7 +298,8 @@ extension RequestCommand {
             clientMetadataURL: signInOptions.clientMetadataURL,
             initialAccessToken: nil,
             scope: scope,
-            additionalParameters: additionalParameters,
+            stepUp: stepUp,
+            previous: previous,
             redirectURI: "http://127.0.0.1/callback",
             noBrowser: signInOptions.noBrowser,
             timeout: signInOptions.timeout,
@@ -255,8 +328,8 @@ extension RequestCommand {
     }
 
     /// Signs in again for the profile's resource with what `needed` asks (the union of the
-    /// scopes, RFC 9470's `acr_values` and `max_age`), replaces the profile, and deletes the
-    /// previous registration at the server (RFC 7592), as it would otherwise be left behind.
+    /// scopes, RFC 9470's `acr_values` and `max_age`) and replaces the profile; the previous
+    /// registration is reused, or deleted at the server when a new one replaces it (RFC 7592).
     func stepUp(_ needed: StepUpNeeded) async throws {
         guard let profile, let resource = Self.stepUpResource(needed.previous) else { return }
         Terminal.writeError("remote-auth: \(needed.stepUp): signing in again for \(resource).\n")
@@ -266,22 +339,9 @@ extension RequestCommand {
             match: .exact,
             clientID: nil,
             scope: needed.stepUp.scope,
-            additionalParameters: needed.stepUp.authorizationParameters
+            stepUp: needed.stepUp,
+            previous: needed.previous
         ).run()
-        let registration = needed.previous.registration
-        guard registration.registrationClientURI != nil else { return }
-        do {
-            try await RequestCommand.withTransport(nil, connectTimeout: nil, timeout: nil) { transport in
-                try await OAuth2.DynamicRegistration.delete(registration, transport: transport)
-            }
-            Terminal.writeError(
-                "Deleted the previous registration, client \(PeerText.printable(registration.clientID)) (RFC 7592).\n"
-            )
-        } catch {
-            Terminal.writeError(
-                "The previous registration, client \(PeerText.printable(registration.clientID)), was not deleted: \(describeOAuth2(error, profile: profile)).\n"
-            )
-        }
     }
 
     /// With `--sign-in` (or on a terminal) and a `--profile` that does not exist yet: the

@@ -136,6 +136,19 @@ struct SandboxCommand: AsyncParsableCommand {
         )
     )
     var registrationToken: String?
+    @Flag(
+        help: ArgumentHelp(
+            "Status API writes need a stepped-up sign-in (RFC 9470): a token without acr \(StepUpPolicy.defaultACR) is answered 401 insufficient_user_authentication with acr_values."
+        )
+    )
+    var stepUp = false
+    @Option(
+        help: ArgumentHelp(
+            "With --step-up: the stepped-up sign-in counts for SECONDS (max_age in the challenge).",
+            valueName: "seconds"
+        )
+    )
+    var stepUpMaxAge: Int64?
     /// A test hook (hidden from the help): refreshed ID tokens carry this `sub`, so that a
     /// relying party's Core §12.2 check can be seen refusing one.
     @Option(help: .hidden)
@@ -144,6 +157,12 @@ struct SandboxCommand: AsyncParsableCommand {
     func validate() throws {
         guard (0...65535).contains(port) else {
             throw ValidationError("--port must be 0 to 65535 (0 picks a free one), not \(port)")
+        }
+        if let stepUpMaxAge {
+            guard stepUp else { throw ValidationError("--step-up-max-age needs --step-up") }
+            guard stepUpMaxAge >= 0 else {
+                throw ValidationError("--step-up-max-age must be 0 or more seconds, not \(stepUpMaxAge)")
+            }
         }
         guard accessTokenTTL > 0 else {
             throw ValidationError("--access-token-ttl must be a positive number of seconds, not \(accessTokenTTL)")
@@ -178,6 +197,7 @@ struct SandboxCommand: AsyncParsableCommand {
         configuration.openIDKeyRotationInterval = rotateKeys
         configuration.refreshedIDTokenSubject = refreshedIDTokenSubject
         configuration.registrationToken = registrationToken
+        if stepUp { configuration.stepUp = StepUpPolicy(maxAge: stepUpMaxAge) }
         if !quiet {
             configuration.requestLog = { entry in
                 FileHandle.standardError.write(Data((entry.description + "\n").utf8))

@@ -190,7 +190,8 @@ import Testing
 
     /// Step-up (RFC 6750 §3.1, the MCP's step-up): a read-only profile posts; without
     /// --sign-in the tool says what the server asked for; with it, it signs in again asking for
-    /// both scopes, deletes the previous registration, and the post goes through.
+    /// both scopes with the registration it made before (same client, same redirect URI), and
+    /// the post goes through.
     @Test func stepUpForAMissingScope() async throws {
         let home = OAuth2CLITests.home()
         defer { try? FileManager.default.removeItem(atPath: home) }
@@ -231,8 +232,68 @@ import Testing
             ),
             "\(done.stderr)"
         )
-        #expect(done.stderr.contains("Deleted the previous registration, client \(firstClient) (RFC 7592).\n"), "\(done.stderr)")
+        #expect(
+            done.stderr.contains("Using the registration made earlier at \(base), client \(firstClient).\n"),
+            "\(done.stderr)"
+        )
+        #expect(Self.query(second, "client_id") == firstClient)
+        #expect(Self.query(second, "redirect_uri") == Self.query(first, "redirect_uri"))
+        #expect(!done.stderr.contains("Deleted the previous registration"), "\(done.stderr)")
         let show = try await CLI.run(["profiles", "show", "ro"], environment: environment)
         #expect(show.stdout.contains("\nscope: statuses:read statuses:write\n"), "\(show.stdout)")
+        let list = try await CLI.run(["registrations", "list"], environment: environment)
+        #expect(list.stdout == "ro \(firstClient) \(base)\n", "\(list.stderr)")
+    }
+
+    /// RFC 9470 step-up: under `sandbox --step-up`, a write needs a sign-in of the stronger
+    /// class. The post is refused with `insufficient_user_authentication`, `acr_values` and
+    /// `max_age`; the new sign-in asks for them, the ID token's `acr` is checked (the profile
+    /// asked for `openid`), and the post goes through.
+    @Test func stepUpForAStrongerSignIn() async throws {
+        let home = OAuth2CLITests.home()
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let sandbox = try SandboxProcess(["--auto-approve", "--step-up", "--step-up-max-age", "600"])
+        let base = try await sandbox.baseURL()
+        let environment = ["REMOTE_AUTH_HOME": home]
+        let authorize = try BackgroundCLI(
+            [
+                "authorize", "oauth2", "--resource", base + "/1.1", "--profile", "p",
+                "--scope", "openid statuses:read statuses:write", "--no-browser", "--timeout", "30",
+            ],
+            environment: environment
+        )
+        let first = try await Self.approve(authorize, base: base)
+        #expect(await authorize.finish().status == 0)
+        #expect(Self.query(first, "acr_values") == nil)
+        let update = ["request", "--profile", "p", "-d", "status=strongly", base + "/1.1/statuses/update.json"]
+        let mfa = "urn:remote-auth:sandbox:acr:mfa"
+        let asked = "the resource asks for a stronger or more recent sign-in: acr_values \(mfa), max_age 600 (insufficient_user_authentication, RFC 9470 §3)"
+
+        let refused = try await CLI.run(update + ["-i"], environment: environment)
+        #expect(refused.status == 1)
+        #expect(refused.stdout.hasPrefix("HTTP/1.1 401 Unauthorized\r\n"), "\(refused.stdout)")
+        #expect(
+            refused.stdout.contains(
+                "\r\nWWW-Authenticate: Bearer realm=\"RemoteAuth Sandbox\", error=\"insufficient_user_authentication\", acr_values=\"\(mfa)\", max_age=600, resource_metadata=\"\(base)/.well-known/oauth-protected-resource/1.1\"\r\n"
+            ),
+            "\(refused.stdout)"
+        )
+        #expect(refused.stderr.contains("remote-auth: \(asked); sign in again for it with --sign-in\n"), "\(refused.stderr)")
+        // Reading needs no step-up.
+        let read = try await CLI.run(
+            ["request", "--profile", "p", base + "/1.1/account/verify_credentials.json"],
+            environment: environment
+        )
+        #expect(read.status == 0, "\(read.stderr)")
+
+        let stepped = try BackgroundCLI(update + ["--sign-in", "--no-browser", "--timeout", "30"], environment: environment)
+        let second = try await Self.approve(stepped, base: base)
+        let done = await stepped.finish()
+        #expect(done.status == 0, "\(done.stderr)")
+        #expect(done.stderr.hasPrefix("remote-auth: \(asked): signing in again for \(base)/1.1.\n"), "\(done.stderr)")
+        #expect(Self.query(second, "acr_values") == mfa)
+        #expect(Self.query(second, "max_age") == "600")
+        #expect(Self.query(second, "scope") == "openid statuses:read statuses:write")
+        #expect(done.stdout.contains(#""text":"strongly""#), "\(done.stdout)")
     }
 }

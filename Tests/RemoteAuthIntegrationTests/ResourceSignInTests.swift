@@ -102,4 +102,72 @@ import Testing
             }
         }
     }
+
+    /// RFC 9470 step-up through the library: a write refused for the sign-in's class, a sign-in
+    /// with the challenge's `acr_values` and `max_age` whose ID token's `acr` is checked, and the
+    /// write accepted; a class the server does not offer ends in a typed error (the ID token says
+    /// the baseline), never in a session.
+    @Test func stepUpToAStrongerSignIn() async throws {
+        var configuration = SignInUserAgentTests.autoApproving()
+        configuration.stepUp = StepUpPolicy(maxAge: 300)
+        try await Sandbox.withSandbox(configuration) { sandbox in
+            try await AsyncHTTPClientTransport.withTransport { transport in
+                let resource = sandbox.baseURL + "/1.1"
+                let found = try await OAuth2.ResourceDiscovery.discover(resource: resource, transport: transport)
+                let agent = ScriptedUserAgent(redirectURI: Self.redirectURI) { url in
+                    [try await SignInUserAgentTests.redirect(for: url)]
+                }
+                let scope = ["openid", "statuses:read", "statuses:write"]
+                func signIn(_ stepUp: OAuth2.StepUp?) async throws -> OAuth2.ResourceSignIn {
+                    try await OAuth2.ResourceSignIn.signIn(
+                        found,
+                        identities: [.dynamicRegistration(.init(redirectURIs: []))],
+                        agent: agent,
+                        scope: scope,
+                        stepUp: stepUp,
+                        transport: transport
+                    )
+                }
+                func post(_ session: OAuth2.Session) async throws -> HTTPResponse {
+                    var request = try HTTPRequest(method: .post, absoluteURL: resource + "/statuses/update.json")
+                    request.headerFields[.authorization] = "Bearer " + session.tokens.accessToken.reveal()
+                    request.headerFields[.contentType] = "application/x-www-form-urlencoded"
+                    return try await transport.send(request, body: Array("status=stepped".utf8)).0
+                }
+                let first = try await signIn(nil)
+                let refused = try await post(first.session)
+                #expect(refused.status == .unauthorized)
+                let stepUp = try #require(OAuth2.StepUp(response: refused, currentScope: first.session.scope))
+                #expect(stepUp.error == .insufficientUserAuthentication)
+                #expect(stepUp.acrValues == [StepUpPolicy.defaultACR])
+                #expect(stepUp.maxAge == 300)
+
+                let stepped = try await signIn(stepUp)
+                let idToken = try JOSE.CompactJWS(try #require(stepped.session.tokens.idToken).reveal())
+                let claims = try JSONSerialization.jsonObject(with: Data(idToken.payload)) as? [String: Any]
+                #expect(claims?["acr"] as? String == StepUpPolicy.defaultACR)
+                #expect(try await post(stepped.session).status == .ok)
+
+                // A class this server does not offer: it signs in with its baseline, and the
+                // ID token's acr says so.
+                let unmet = try #require(
+                    OAuth2.StepUp(
+                        response: HTTPResponse(
+                            status: .unauthorized,
+                            headerFields: [
+                                .wwwAuthenticate: #"Bearer error="insufficient_user_authentication", acr_values="urn:example:hwk""#
+                            ]
+                        ),
+                        currentScope: scope
+                    )
+                )
+                let error = await #expect(throws: OpenIDConnect.Error.self) { _ = try await signIn(unmet) }
+                #expect(error?.code == .authenticationClassNotMet)
+                #expect(
+                    error?.reason
+                        == "the ID token's acr is \(StepUpPolicy.baselineACR), not one of the acr_values asked for: urn:example:hwk (rule 12, RFC 9470 §4)"
+                )
+            }
+        }
+    }
 }

@@ -111,7 +111,17 @@ import Testing
         #expect(registered.tokenEndpointAuthMethod == .clientSecretBasic)
         #expect(registered.members["example_extension_parameter"] == .string("example_value"))
         #expect(registered.registration == OAuth2.ClientRegistration(
-            clientID: "s6BhdRkqt3", authenticationMethod: .clientSecretBasic, clientSecret: "cf136dc3c1fc93f31185e5885805d"))
+            clientID: "s6BhdRkqt3", authenticationMethod: .clientSecretBasic, clientSecret: "cf136dc3c1fc93f31185e5885805d",
+            redirectURIs: ["https://client.example.org/callback"], clientSecretExpiresAt: 2_893_276_800))
+        // RFC 7591 §3.2.1: the secret expires at client_secret_expires_at; 0 is never.
+        #expect(!registered.registration.secretExpired(at: 2_893_276_799))
+        #expect(registered.registration.secretExpired(at: 2_893_276_800))
+        var never = registered.registration
+        never.clientSecretExpiresAt = 0
+        #expect(!never.secretExpired(at: .max))
+        never.clientSecret = nil
+        never.clientSecretExpiresAt = 1
+        #expect(!never.secretExpired(at: 2), "a public client has no secret to expire")
         #expect(throws: OAuth2.Error.self) {
             try OAuth2.DynamicRegistration.parse(status: 201, body: Array(#"{"client_id":"a","client_secret":"s"}"#.utf8))
         }
@@ -125,5 +135,38 @@ import Testing
             )
         }
         #expect(refused?.serverError?.code.rawValue == "invalid_redirect_uri")
+    }
+
+    /// A stored registration is reused at its own issuer only, while its secret is valid, and
+    /// only with a redirect URI to receive at; otherwise the next identity is chosen
+    /// (RFC 7591 §3.2.1: an expired secret means registering again).
+    @Test func aStoredRegistrationIsReusedOnlyWhereItHolds() throws {
+        let server = try OAuth2.ServerMetadata.parse(
+            status: 200,
+            body: Array(#"{"issuer":"https://as.example","token_endpoint":"https://as.example/t","registration_endpoint":"https://as.example/r","code_challenge_methods_supported":["S256"]}"#.utf8),
+            expectedIssuer: "https://as.example"
+        )
+        let stored = OAuth2.ClientRegistration(
+            clientID: "c1",
+            authenticationMethod: .clientSecretBasic,
+            clientSecret: "s",
+            redirectURIs: ["http://127.0.0.1:5000/callback"],
+            clientSecretExpiresAt: 2_000
+        )
+        let register = OAuth2.ClientIdentity.dynamicRegistration(.init(redirectURIs: []))
+        func chosen(_ identities: [OAuth2.ClientIdentity], now: Int64 = 1_000) throws -> String {
+            switch try OAuth2.ResourceSignIn.choose(identities, for: server, now: now) {
+            case .stored(let registration, _): "stored \(registration.clientID)"
+            case .dynamicRegistration: "register"
+            case .registered: "registered"
+            case .metadataDocument: "document"
+            }
+        }
+        #expect(try chosen([.stored(stored, issuer: "https://as.example"), register]) == "stored c1")
+        #expect(try chosen([.stored(stored, issuer: "https://as.example"), register], now: 2_000) == "register")
+        #expect(try chosen([.stored(stored, issuer: "https://other.example"), register]) == "register")
+        var noRedirect = stored
+        noRedirect.redirectURIs = nil
+        #expect(try chosen([.stored(noRedirect, issuer: "https://as.example"), register]) == "register")
     }
 }

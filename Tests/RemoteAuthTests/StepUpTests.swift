@@ -51,7 +51,8 @@ import Testing
         )
         #expect(aged.maxAge == 5)
         #expect(aged.scope == ["a"])
-        #expect(aged.authorizationParameters.map { "\($0.name)=\($0.value)" } == ["max_age=5"])
+        // max_age is the authorization request's own parameter, not an additional one.
+        #expect(aged.authorizationParameters.isEmpty)
         #expect(
             "\(aged)"
                 == "the resource asks for a stronger or more recent sign-in: max_age 5 (insufficient_user_authentication, RFC 9470 §3)"

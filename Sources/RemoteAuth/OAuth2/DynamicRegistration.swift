@@ -110,8 +110,21 @@ extension OAuth2 {
                     authenticationMethod: tokenEndpointAuthMethod,
                     clientSecret: clientSecret,
                     registrationAccessToken: registrationAccessToken,
-                    registrationClientURI: registrationClientURI
+                    registrationClientURI: registrationClientURI,
+                    redirectURIs: redirectURIs,
+                    clientSecretExpiresAt: clientSecretExpiresAt
                 )
+            }
+
+            /// The `redirect_uris` the response echoes (RFC 7591 §3.2.1: the registered
+            /// metadata), or `nil` when it names none.
+            public var redirectURIs: [String]? {
+                guard case .array(let values) = members["redirect_uris"] else { return nil }
+                let uris = values.compactMap { value -> String? in
+                    if case .string(let uri) = value { return uri }
+                    return nil
+                }
+                return uris.count == values.count && !uris.isEmpty ? uris : nil
             }
 
             public var description: String {

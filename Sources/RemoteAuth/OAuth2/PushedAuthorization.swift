@@ -78,12 +78,14 @@ extension OAuth2.Flow {
     /// The authorization request, pushed first when `push` is `true` or the server requires it
     /// (`require_pushed_authorization_requests`, [RFC 9126 §5](https://www.rfc-editor.org/rfc/rfc9126#section-5)).
     /// The asynchronous counterpart of ``authorizationRequest(redirectURI:scope:resources:additionalParameters:random:)``,
-    /// for clients that want PAR whenever the server offers or requires it.
+    /// for clients that want PAR whenever the server offers or requires it. `maxAge` is OpenID
+    /// Connect's `max_age` (a step-up's, [RFC 9470 §4](https://www.rfc-editor.org/rfc/rfc9470#section-4)).
     public func startAuthorization(
         redirectURI: String,
         scope: [String] = [],
         resources: [String] = [],
         additionalParameters: [(name: String, value: String)] = [],
+        maxAge: Int64? = nil,
         push: Bool = false,
         random: RandomSource
     ) async throws -> OAuth2.AuthorizationRequest {
@@ -96,6 +98,7 @@ extension OAuth2.Flow {
             additionalParameters: additionalParameters,
             issuer: server.issuer,
             requiresIssuer: server.requiresIssuerParameter,
+            maxAge: maxAge,
             dpopJKT: dpopJKT,
             random: random
         )

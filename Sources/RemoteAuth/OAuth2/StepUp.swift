@@ -54,13 +54,13 @@ extension OAuth2 {
             self.status = response.status.code
         }
 
-        /// The authorization request's parameters for ``acrValues`` and ``maxAge``
-        /// ([RFC 9470 §4](https://www.rfc-editor.org/rfc/rfc9470#section-4)).
+        /// The authorization request's parameter for ``acrValues``
+        /// ([RFC 9470 §4](https://www.rfc-editor.org/rfc/rfc9470#section-4)); ``maxAge`` is
+        /// the request's own `max_age` (``OAuth2/Flow/startAuthorization(redirectURI:scope:resources:additionalParameters:maxAge:push:random:)``),
+        /// which ``OAuth2/ResourceSignIn/signIn(_:identities:agent:redirectURI:scope:additionalParameters:stepUp:dpop:transport:now:random:onIdentified:)``
+        /// sets from this step-up.
         public var authorizationParameters: [(name: String, value: String)] {
-            var parameters: [(name: String, value: String)] = []
-            if let acrValues { parameters.append(("acr_values", acrValues.joined(separator: " "))) }
-            if let maxAge { parameters.append(("max_age", String(maxAge))) }
-            return parameters
+            acrValues.map { [("acr_values", $0.joined(separator: " "))] } ?? []
         }
 
         public var description: String {

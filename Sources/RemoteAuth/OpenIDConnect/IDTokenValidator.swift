@@ -19,7 +19,10 @@ extension OpenIDConnect {
     /// 9. `exp` is after now, with ``leeway`` seconds of clock skew allowed.
     /// 10. `iat` is not after now plus the leeway.
     /// 11. `nonce` equals the one sent, compared in constant time; required when one was sent.
-    /// 12. (`acr`: returned in ``IDToken/authenticationContextClass`` for the caller to judge.)
+    /// 12. `acr`: returned in ``IDToken/authenticationContextClass`` for the caller to judge;
+    ///    when the request's `acr_values` must be met (``Expectation/requiredACRValues``, a
+    ///    step-up's, [RFC 9470 §4](https://www.rfc-editor.org/rfc/rfc9470#section-4)), it is
+    ///    required and one of them.
     /// 13. When `max_age` was requested, `auth_time` is required and not older than `max_age`
     ///    plus the leeway.
     ///
@@ -47,12 +50,23 @@ extension OpenIDConnect {
             public var accessToken: Secret?
             /// The authorization code, for `c_hash`.
             public var code: Secret?
+            /// `acr_values` the sign-in had to meet (rule 12): a resource's step-up asked for
+            /// them. `acr_values` alone is a voluntary request (Core §3.1.2.1); set this only
+            /// where the class is needed.
+            public var requiredACRValues: [String]?
 
-            public init(nonce: Secret? = nil, maxAge: Int64? = nil, accessToken: Secret? = nil, code: Secret? = nil) {
+            public init(
+                nonce: Secret? = nil,
+                maxAge: Int64? = nil,
+                accessToken: Secret? = nil,
+                code: Secret? = nil,
+                requiredACRValues: [String]? = nil
+            ) {
                 self.nonce = nonce
                 self.maxAge = maxAge
                 self.accessToken = accessToken
                 self.code = code
+                self.requiredACRValues = requiredACRValues
             }
         }
 
@@ -324,6 +338,16 @@ extension OpenIDConnect {
                 }
                 guard nonce.matches(received) else {
                     throw OpenIDConnect.Error(.nonceMismatch, "the ID token's nonce is not the one sent (rule 11)")
+                }
+            }
+            // 12. acr, when the class must be met.
+            if let required = expectation.requiredACRValues {
+                guard let acr = token.authenticationContextClass, required.contains(acr) else {
+                    let got = token.authenticationContextClass.map { "is \(PeerText.printable($0, limit: 200))" } ?? "is missing"
+                    throw OpenIDConnect.Error(
+                        .authenticationClassNotMet,
+                        "the ID token's acr \(got), not one of the acr_values asked for: \(required.joined(separator: " ")) (rule 12, RFC 9470 §4)"
+                    )
                 }
             }
             // 13. auth_time, when max_age was requested.

@@ -16,6 +16,7 @@ extension OpenIDConnect {
                 case issuerMismatch, audienceMismatch, authorizedPartyMismatch, expired, issuedInFuture
                 case nonceMismatch, authTimeMissing, authenticationTooOld, accessTokenHashMismatch
                 case codeHashMismatch, subjectMismatch, missingIDToken, invalidConfiguration, userInfoFailed
+                case authenticationClassNotMet
             }
             private let base: Base
             /// Not a compact JWS with a JSON claims set, or a required claim missing or of the
@@ -48,6 +49,10 @@ extension OpenIDConnect {
             public static let authTimeMissing = Code(base: .authTimeMissing)
             /// `auth_time` is older than the `max_age` requested (rule 13).
             public static let authenticationTooOld = Code(base: .authenticationTooOld)
+            /// `acr_values` were required (``IDTokenValidator/Expectation/requiredACRValues``) and
+            /// the token's `acr` is none of them (rule 12; a step-up's class,
+            /// [RFC 9470 §4](https://www.rfc-editor.org/rfc/rfc9470#section-4)).
+            public static let authenticationClassNotMet = Code(base: .authenticationClassNotMet)
             /// `at_hash` is not the hash of the access token
             /// ([Core §3.1.3.8](https://openid.net/specs/openid-connect-core-1_0.html#CodeFlowTokenValidation)).
             public static let accessTokenHashMismatch = Code(base: .accessTokenHashMismatch)

@@ -9,6 +9,12 @@ extension OAuth2 {
         /// document, for a server whose metadata says `client_id_metadata_document_supported`
         /// (draft-ietf-oauth-client-id-metadata-document). The client is public.
         case metadataDocument(url: String)
+        /// A registration kept from an earlier sign-in at `issuer` (a dynamic registration with
+        /// its `redirect_uris`), reused at that issuer only, while its secret has not expired
+        /// ([RFC 7591 §3.2.1](https://www.rfc-editor.org/rfc/rfc7591#section-3.2.1)): the user
+        /// agent receives at its first registered redirect URI. An expired secret passes to the
+        /// next identity (a new registration), not to a failure.
+        case stored(ClientRegistration, issuer: String)
         /// Dynamic registration ([RFC 7591](https://www.rfc-editor.org/rfc/rfc7591)) at the
         /// server's `registration_endpoint`, with `metadata` whose `redirect_uris` become the
         /// one the user agent receives at.
@@ -33,6 +39,8 @@ extension OAuth2 {
         /// How the client identified itself.
         public enum Identification: Sendable, Hashable {
             case registered
+            /// A ``ClientIdentity/stored(_:issuer:)`` registration, reused.
+            case reused(ClientRegistration)
             case metadataDocument
             case dynamicallyRegistered(DynamicRegistration.Registered)
         }
@@ -53,8 +61,14 @@ extension OAuth2 {
         ///   - redirectURI: for a registered client, its registered redirect URI; with a
         ///     registration, `nil` lets the agent choose and that URI is registered.
         ///   - scope: `nil` asks for ``ResourceDiscovery/defaultScope``.
-        ///   - additionalParameters: more authorization request parameters (a step-up's
-        ///     `acr_values` and `max_age`: ``StepUp/authorizationParameters``).
+        ///   - additionalParameters: more authorization request parameters.
+        ///   - stepUp: the step-up a resource asked for: its `acr_values` and `max_age` go in
+        ///     the authorization request ([RFC 9470 §4](https://www.rfc-editor.org/rfc/rfc9470#section-4));
+        ///     with `openid` in the scope, the new ID token's `acr` must be one of them and its
+        ///     `auth_time` within `max_age`.
+        ///
+        /// With `openid` in `scope` the ID token is validated (OpenID Connect Core §3.1.3.7,
+        /// the keys from the server's `jwks_uri`, the nonce sent).
         ///   - dpop: binds the tokens to this key (RFC 9449); needed when the resource says
         ///     `dpop_bound_access_tokens_required`.
         ///   - onIdentified: told how the client identified itself, before the user agent opens.
@@ -68,6 +82,7 @@ extension OAuth2 {
             redirectURI: String? = nil,
             scope: [String]? = nil,
             additionalParameters: [(name: String, value: String)] = [],
+            stepUp: StepUp? = nil,
             dpop: OAuth2.DPoP.Prover? = nil,
             transport: any HTTPTransport,
             now: @escaping @Sendable () -> Int64 = UnixTime.now,
@@ -82,8 +97,10 @@ extension OAuth2 {
                     "\(resource) requires DPoP-bound access tokens (dpop_bound_access_tokens_required, RFC 9728 §2): sign in with a DPoP key"
                 )
             }
-            let identity = try choose(identities, for: server)
+            let identity = try choose(identities, for: server, now: now())
             let scope = scope ?? discovery.defaultScope
+            var redirectURI = redirectURI
+            if case .stored(let registration, _) = identity { redirectURI = registration.redirectURIs?.first }
             let state = Locked<(flow: Flow, pending: PendingAuthorization, identification: Identification)?>(nil)
             let tokens: Tokens = try await agent.signIn(
                 redirectURI: redirectURI,
@@ -106,7 +123,8 @@ extension OAuth2 {
                         redirectURI: redirectURI,
                         scope: scope,
                         resources: [resource],
-                        additionalParameters: additionalParameters,
+                        additionalParameters: additionalParameters + (stepUp?.authorizationParameters ?? []),
+                        maxAge: stepUp?.maxAge.map(Int64.init),
                         random: random
                     )
                     state.withLock { $0 = (flow, request.pending, identification) }
@@ -122,17 +140,31 @@ extension OAuth2 {
                     } catch let error as OAuth2.Error where error.code != .serverRefused {
                         return .ignore(reason: error.reason)
                     }
-                    return .accept(
-                        try await flow.exchange(code: response.code, pending: pending, resources: [resource]).tokens
-                    )
+                    let tokens = try await flow.exchange(code: response.code, pending: pending, resources: [resource])
+                        .tokens
+                    if scope.contains("openid") {
+                        try await checkIDToken(
+                            tokens,
+                            pending: pending,
+                            code: response.code,
+                            requiredACRValues: stepUp?.acrValues,
+                            client: flow.client,
+                            server: server,
+                            transport: transport,
+                            now: now
+                        )
+                    }
+                    return .accept(tokens)
                 }
             )
             guard let (flow, _, identification) = state.withLock({ $0 }) else {
                 throw OAuth2.Error(.invalidConfiguration, "the user agent returned without an authorization request")
             }
             var registration = ClientRegistration(flow.client)
-            if case .dynamicallyRegistered(let registered) = identification {
-                registration = registered.registration
+            switch identification {
+            case .dynamicallyRegistered(let registered): registration = registered.registration
+            case .reused(let reused): registration = reused
+            case .registered, .metadataDocument: break
             }
             let session = OAuth2.Session(
                 server: flow.server,
@@ -147,11 +179,56 @@ extension OAuth2 {
             return ResourceSignIn(discovery: discovery, identification: identification, session: session)
         }
 
+        /// Validates the ID token of a sign-in that asked for `openid`
+        /// ([OpenID Connect Core §3.1.3.7](https://openid.net/specs/openid-connect-core-1_0.html#IDTokenValidation)),
+        /// with the nonce and `max_age` sent and, after a step-up, the `acr_values` it asked for.
+        static func checkIDToken(
+            _ tokens: Tokens,
+            pending: PendingAuthorization,
+            code: Secret,
+            requiredACRValues: [String]?,
+            client: OAuth2.Client,
+            server: ServerMetadata,
+            transport: any HTTPTransport,
+            now: @escaping @Sendable () -> Int64
+        ) async throws {
+            guard let idToken = tokens.idToken else {
+                throw OpenIDConnect.Error(.missingIDToken, "the token response has no id_token (Core §3.1.3.3)")
+            }
+            let relyingParty = try OpenIDConnect.RelyingParty(
+                metadata: server,
+                clientID: client.id,
+                transport: transport,
+                now: now
+            )
+            _ = try await relyingParty.validator.validate(
+                idToken,
+                expecting: .init(
+                    nonce: pending.nonce,
+                    maxAge: pending.maxAge,
+                    accessToken: tokens.accessToken,
+                    code: code,
+                    requiredACRValues: requiredACRValues
+                ),
+                now: now()
+            )
+        }
+
         /// The first of `identities` that `server` supports.
-        static func choose(_ identities: [ClientIdentity], for server: ServerMetadata) throws -> ClientIdentity {
+        package static func choose(
+            _ identities: [ClientIdentity],
+            for server: ServerMetadata,
+            now: Int64
+        ) throws
+            -> ClientIdentity
+        {
             for identity in identities {
                 switch identity {
                 case .registered(_, let issuer) where issuer == server.issuer:
+                    return identity
+                case .stored(let registration, let issuer)
+                where issuer == server.issuer && !registration.secretExpired(at: now)
+                    && registration.redirectURIs?.isEmpty == false:
                     return identity
                 case .metadataDocument
                 where server.additionalParameters["client_id_metadata_document_supported"] == .bool(true):
@@ -178,6 +255,15 @@ extension OAuth2 {
             switch identity {
             case .registered(let client, _):
                 return (client, .registered)
+            case .stored(let registration, _):
+                let client = OAuth2.Client(
+                    id: registration.clientID,
+                    authentication: try OAuth2.ClientAuthentication(
+                        methodName: registration.authenticationMethod.rawValue,
+                        secret: registration.clientSecret
+                    )
+                )
+                return (client, .reused(registration))
             case .metadataDocument(let url):
                 try OAuth2.checkEndpoint(url)
                 return (.public(id: url), .metadataDocument)

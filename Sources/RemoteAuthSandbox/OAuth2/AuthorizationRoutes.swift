@@ -109,6 +109,7 @@ struct AuthorizationRoutes: Sendable {
             pending.codeChallenge = challenge
         }
         pending.nonce = query["nonce"]
+        pending.acr = OpenIDProvider.performedACR(asked: query["acr_values"], policy: configuration.stepUp)
         // RFC 9449 §10: the code is bound to this key thumbprint.
         if let jkt = query["dpop_jkt"] {
             guard OAuth2.DPoP.isThumbprint(jkt) else {

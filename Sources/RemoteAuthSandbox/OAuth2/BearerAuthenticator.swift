@@ -102,9 +102,33 @@ struct BearerAuthenticator: RouterMiddleware {
                 scope: needed
             )
         }
+        if needed == "statuses:write", let policy = configuration.stepUp {
+            try checkStepUp(record, policy: policy)
+        }
         var context = context
         context.bearer = record
         return try await next(request, context)
+    }
+
+    /// A write under a step-up policy: the token's sign-in must be of the policy's class, and
+    /// no older than its `max_age`; else `401` with `insufficient_user_authentication`, the
+    /// class in `acr_values` and the age in `max_age` ([RFC 9470 §3](https://www.rfc-editor.org/rfc/rfc9470#section-3)).
+    func checkStepUp(_ record: OAuth2Store.AccessToken, policy: StepUpPolicy) throws {
+        let reason: String
+        if let signedIn = record.authentication, signedIn.acr == policy.acr {
+            guard let maxAge = policy.maxAge, configuration.now() - signedIn.authTime > maxAge else { return }
+            reason = "the sign-in behind this token is more than \(maxAge) s old"
+        } else {
+            let acr = record.authentication?.acr ?? "none"
+            reason = "this call needs a sign-in of class \(policy.acr); the token's is \(acr)"
+        }
+        var problem = OAuth2Problem(.insufficientUserAuthentication, reason + " (RFC 9470)", status: .unauthorized)
+        problem.headers[.wwwAuthenticate] = challenges.bearer(
+            error: .insufficientUserAuthentication,
+            acrValues: policy.acr,
+            maxAge: policy.maxAge
+        )
+        throw problem
     }
 
     /// The token of `Bearer TOKEN` (scheme without case), or `nil` for another scheme.

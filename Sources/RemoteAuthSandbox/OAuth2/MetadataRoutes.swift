@@ -69,9 +69,13 @@ struct MetadataRoutes: Sendable {
         let introspectionEndpointAuthSigningAlgValuesSupported = Self.assertionAlgorithms
         static let assertionAlgorithms = ["RS256", "PS256", "ES256", "EdDSA", "HS256"]
         let claimsSupported = [
-            "sub", "iss", "aud", "exp", "iat", "auth_time", "nonce", "at_hash", "name",
+            "sub", "iss", "aud", "exp", "iat", "auth_time", "nonce", "at_hash", "acr", "name",
             "preferred_username", "email", "email_verified", "sid",
         ]
+        /// The authentication classes a sign-in can ask for with `acr_values`
+        /// ([Discovery §3](https://openid.net/specs/openid-connect-discovery-1_0.html#ProviderMetadata)):
+        /// the baseline, and the step-up class with `--step-up` (RFC 9470).
+        var acrValuesSupported = [StepUpPolicy.baselineACR]
 
         enum CodingKeys: String, CodingKey {
             case issuer
@@ -105,6 +109,7 @@ struct MetadataRoutes: Sendable {
             case introspectionEndpointAuthSigningAlgValuesSupported =
                 "introspection_endpoint_auth_signing_alg_values_supported"
             case claimsSupported = "claims_supported"
+            case acrValuesSupported = "acr_values_supported"
         }
     }
 
@@ -144,6 +149,7 @@ struct MetadataRoutes: Sendable {
             endSessionEndpoint: issuer + "/oauth2/logout"
         )
         if tls { metadata.tlsClientCertificateBoundAccessTokens = true }
+        if let stepUp = configuration.stepUp { metadata.acrValuesSupported.append(stepUp.acr) }
         return metadata
     }
 }

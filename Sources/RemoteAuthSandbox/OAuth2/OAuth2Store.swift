@@ -29,6 +29,17 @@ actor OAuth2Store {
         var dpopJKT: String? = nil
         /// `resource`: the resources the grant is for ([RFC 8707 §2.1](https://www.rfc-editor.org/rfc/rfc8707#section-2.1)).
         var resources: [String]? = nil
+        /// The authentication class the sign-in performs: the step-up class when `acr_values`
+        /// asked for it, else the baseline ([RFC 9470 §4](https://www.rfc-editor.org/rfc/rfc9470#section-4)).
+        var acr: String? = nil
+    }
+
+    /// How and when the user signed in for a grant: kept with its access and refresh tokens, so
+    /// that a resource can ask for more ([RFC 9470 §3](https://www.rfc-editor.org/rfc/rfc9470#section-3))
+    /// and a refresh carries the original sign-in, not a new one.
+    struct UserAuthentication: Codable, Sendable, Hashable {
+        var acr: String
+        var authTime: Int64
     }
 
     struct AuthorizationCode: Codable, Sendable {
@@ -55,6 +66,8 @@ actor OAuth2Store {
         /// The audience: the resources it was issued for (`resource`,
         /// [RFC 8707 §2](https://www.rfc-editor.org/rfc/rfc8707#section-2)); `nil` without one.
         var resources: [String]? = nil
+        /// The sign-in behind the grant; `nil` for grants without a user's sign-in.
+        var authentication: UserAuthentication? = nil
     }
 
     struct RefreshToken: Codable, Sendable {
@@ -72,6 +85,8 @@ actor OAuth2Store {
         var x5t: String? = nil
         /// The resources of the grant: a refresh may ask for fewer, never others (RFC 8707 §2.2).
         var resources: [String]? = nil
+        /// The sign-in behind the grant, passed on to every refreshed access token.
+        var authentication: UserAuthentication? = nil
     }
 
     struct DeviceCode: Sendable {
@@ -228,7 +243,8 @@ actor OAuth2Store {
         x5t: String? = nil,
         refreshX5t: String? = nil,
         resources: [String]? = nil,
-        grantResources: [String]? = nil
+        grantResources: [String]? = nil,
+        authentication: UserAuthentication? = nil
     ) throws(SandboxError) -> (access: String, refresh: String?, family: String) {
         let family = family ?? token()
         let access = token()
@@ -241,7 +257,8 @@ actor OAuth2Store {
             family: refresh ? family : nil,
             jkt: jkt,
             x5t: x5t,
-            resources: resources
+            resources: resources,
+            authentication: authentication
         )
         var refreshToken: String? = nil
         if refresh {
@@ -255,7 +272,8 @@ actor OAuth2Store {
                 rotated: false,
                 jkt: jkt,
                 x5t: refreshX5t,
-                resources: grantResources ?? resources
+                resources: grantResources ?? resources,
+                authentication: authentication
             )
             refreshToken = value
         }

@@ -45,6 +45,19 @@ final class OpenIDProvider: Sendable {
         /// them as `id_token_hint` ends that grant
         /// ([Front-Channel Logout 1.0 §3](https://openid.net/specs/openid-connect-frontchannel-1_0.html#ClaimsContents)).
         let sid: String
+        /// `acr`: the class of the sign-in ([Core §2](https://openid.net/specs/openid-connect-core-1_0.html#IDToken)).
+        var acr: String? = nil
+    }
+
+    /// The authentication class a sign-in performs: the first of `acr_values` the sandbox
+    /// offers (its baseline, and the step-up class when there is a policy), else the baseline.
+    /// `acr_values` is a voluntary request ([Core §3.1.2.1](https://openid.net/specs/openid-connect-core-1_0.html#AuthRequest),
+    /// [RFC 9470 §4](https://www.rfc-editor.org/rfc/rfc9470#section-4)): a class not offered is
+    /// not an error, the ID token's `acr` tells the client what it got.
+    static func performedACR(asked: String?, policy: StepUpPolicy?) -> String {
+        let offered = [StepUpPolicy.baselineACR] + (policy.map { [$0.acr] } ?? [])
+        let values = (asked ?? "").split(separator: " ").map(String.init)
+        return values.first { offered.contains($0) } ?? StepUpPolicy.baselineACR
     }
 
     private struct State {
@@ -159,7 +172,7 @@ final class OpenIDProvider: Sendable {
     /// An ID token ([Core §2](https://openid.net/specs/openid-connect-core-1_0.html#IDToken),
     /// [§3.1.3.6](https://openid.net/specs/openid-connect-core-1_0.html#CodeIDToken)): `iss`,
     /// `sub`, `aud` (the client), `exp`, `iat`, `auth_time`, `nonce` when the request had one,
-    /// `at_hash` of the access token, `sid` of the grant, and the claims of the scope; signed with the client's
+    /// `at_hash` of the access token, `sid` of the grant, `acr` of the sign-in, and the claims of the scope; signed with the client's
     /// `idTokenSignedResponseAlg` (RS256 by default, or ES256). `subject` replaces `sub` (the
     /// ``SandboxConfiguration/refreshedIDTokenSubject`` test hook).
     func idToken(
@@ -171,6 +184,7 @@ final class OpenIDProvider: Sendable {
         accessToken: String,
         now: Int64,
         sid: String? = nil,
+        acr: String? = nil,
         subject: String? = nil
     ) -> String {
         let (current, _) = generations(now: now)
@@ -184,6 +198,7 @@ final class OpenIDProvider: Sendable {
         claims["auth_time"] = .integer(authTime)
         if let nonce { claims["nonce"] = .string(nonce) }
         if let sid { claims["sid"] = .string(sid) }
+        if let acr { claims["acr"] = .string(acr) }
         claims["at_hash"] = .string(OpenIDConnect.IDTokenValidator.halfHash(accessToken, algorithm: key.algorithm))
         return (try? JOSE.JWS.sign(claims: claims, with: key, header: ["typ": "JWT"])) ?? ""
     }

@@ -86,11 +86,19 @@ struct ResourceChallenges: Sendable {
     /// The resource's metadata URL, or `nil` outside a protected resource (UserInfo).
     let metadataURL: String?
 
-    /// `Bearer realm="…"[, error="…"][, scope="…"], resource_metadata="…"`.
-    func bearer(error: OAuth2.ErrorCode? = nil, scope: String? = nil) -> String {
+    /// `Bearer realm="…"[, error="…"][, scope="…"][, acr_values="…"][, max_age=N], resource_metadata="…"`
+    /// (`acr_values` and `max_age`: [RFC 9470 §3](https://www.rfc-editor.org/rfc/rfc9470#section-3)).
+    func bearer(
+        error: OAuth2.ErrorCode? = nil,
+        scope: String? = nil,
+        acrValues: String? = nil,
+        maxAge: Int64? = nil
+    ) -> String {
         var value = "Bearer realm=\"\(realm.replacingQuotes())\""
         if let error { value += ", error=\"\(error.rawValue)\"" }
         if let scope { value += ", scope=\"\(scope)\"" }
+        if let acrValues { value += ", acr_values=\"\(acrValues.replacingQuotes())\"" }
+        if let maxAge { value += ", max_age=\(maxAge)" }
         if let metadataURL { value += ", resource_metadata=\"\(metadataURL.replacingQuotes())\"" }
         return value
     }

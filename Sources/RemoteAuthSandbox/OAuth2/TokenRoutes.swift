@@ -168,6 +168,11 @@ struct TokenRoutes: Sendable {
         }
         try Self.checkCodeBinding(record.request.dpopJKT, proof: jkt)
         let resources = try OAuth2Rules.resources(parameters, base: issuer.url, granted: record.request.resources)
+        // auth_time: when the user approved, which is when the code was issued.
+        let signedIn = OAuth2Store.UserAuthentication(
+            acr: record.request.acr ?? StepUpPolicy.baselineACR,
+            authTime: record.expiresAt - configuration.authorizationCodeTTL
+        )
         let issued = try await store.issueTokens(
             clientID: client.id,
             user: record.user,
@@ -179,16 +184,17 @@ struct TokenRoutes: Sendable {
             x5t: x5t,
             refreshX5t: Self.refreshBinding(x5t, client: client),
             resources: resources,
-            grantResources: record.request.resources
+            grantResources: record.request.resources,
+            authentication: signedIn
         )
         try await store.bindCode(code, family: issued.family)
         var idToken: String?
         if record.request.scope.contains("openid") {
-            // auth_time: when the user approved, which is when the code was issued.
             let authentication = OpenIDProvider.Authentication(
                 user: record.user,
-                authTime: record.expiresAt - configuration.authorizationCodeTTL,
-                sid: await store.token()
+                authTime: signedIn.authTime,
+                sid: await store.token(),
+                acr: signedIn.acr
             )
             openID.remember(family: issued.family, authentication)
             idToken = openID.idToken(
@@ -199,7 +205,8 @@ struct TokenRoutes: Sendable {
                 authTime: authentication.authTime,
                 accessToken: issued.access,
                 now: now,
-                sid: authentication.sid
+                sid: authentication.sid,
+                acr: authentication.acr
             )
         }
         return tokenResponse(issued.access, refresh: issued.refresh, scope: record.request.scope, jkt: jkt, idToken: idToken)
@@ -254,7 +261,8 @@ struct TokenRoutes: Sendable {
                 x5t: x5t,
                 refreshX5t: record.x5t,
                 resources: resources,
-                grantResources: record.resources
+                grantResources: record.resources,
+                authentication: record.authentication
             )
             var idToken: String?
             // OpenID Connect Core §12.2: a new ID token, same iss, sub, aud and auth_time, no nonce.
@@ -268,6 +276,7 @@ struct TokenRoutes: Sendable {
                     accessToken: issued.access,
                     now: now,
                     sid: authentication.sid,
+                    acr: authentication.acr,
                     subject: configuration.refreshedIDTokenSubject
                 )
             }

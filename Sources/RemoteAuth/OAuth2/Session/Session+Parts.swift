@@ -100,6 +100,13 @@ extension OAuth2 {
         /// ([RFC 7592 §3](https://www.rfc-editor.org/rfc/rfc7592#section-3)).
         public var registrationAccessToken: Secret?
         public var registrationClientURI: String?
+        /// For a client registered dynamically: the `redirect_uris` it registered, so that a
+        /// later sign-in can reuse the registration at the same URI.
+        /// [RFC 7591 §2](https://www.rfc-editor.org/rfc/rfc7591#section-2)
+        public var redirectURIs: [String]?
+        /// `client_secret_expires_at`, seconds since 1970, `0` for never; `nil` when unknown.
+        /// [RFC 7591 §3.2.1](https://www.rfc-editor.org/rfc/rfc7591#section-3.2.1)
+        public var clientSecretExpiresAt: Int64?
 
         public init(
             clientID: String,
@@ -107,7 +114,9 @@ extension OAuth2 {
             clientSecret: Secret? = nil,
             keyReference: String? = nil,
             registrationAccessToken: Secret? = nil,
-            registrationClientURI: String? = nil
+            registrationClientURI: String? = nil,
+            redirectURIs: [String]? = nil,
+            clientSecretExpiresAt: Int64? = nil
         ) {
             self.clientID = clientID
             self.authenticationMethod = authenticationMethod
@@ -115,6 +124,17 @@ extension OAuth2 {
             self.keyReference = keyReference
             self.registrationAccessToken = registrationAccessToken
             self.registrationClientURI = registrationClientURI
+            self.redirectURIs = redirectURIs
+            self.clientSecretExpiresAt = clientSecretExpiresAt
+        }
+
+        /// Whether the client secret has expired at `now`: a secret whose
+        /// `client_secret_expires_at` is not `0` and not after `now`
+        /// ([RFC 7591 §3.2.1](https://www.rfc-editor.org/rfc/rfc7591#section-3.2.1)). Such a
+        /// registration cannot authenticate; a client registers again.
+        public func secretExpired(at now: Int64) -> Bool {
+            guard clientSecret != nil, let expiresAt = clientSecretExpiresAt, expiresAt != 0 else { return false }
+            return now >= expiresAt
         }
 
         /// The registration of a flow's `client`: its id, its method and its secret (a
