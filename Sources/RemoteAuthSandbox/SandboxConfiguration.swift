@@ -289,6 +289,10 @@ public struct SandboxConfiguration: Sendable {
     /// write needs a token whose sign-in was of the policy's class (and recent enough), else
     /// `401` with `error="insufficient_user_authentication"` and `acr_values`.
     public var stepUp: StepUpPolicy?
+    /// Signs each protected resource's metadata: `signed_metadata`, a JWT of the document's
+    /// members with `iss` the sandbox's base URL ([RFC 9728 §2.2](https://www.rfc-editor.org/rfc/rfc9728#section-2.2)).
+    /// `nil`, the default, serves the documents unsigned.
+    public var resourceMetadataSigningKey: JOSE.SigningKey?
     /// The most clients `POST /oauth2/register` keeps at once (RFC 7591); a registration beyond
     /// it is refused with `403` until one is deleted (RFC 7592).
     public var registeredClientLimit = 1000

@@ -83,6 +83,14 @@ struct AuthorizeOAuth2: AsyncParsableCommand {
     var clientMetadataURL: String?
 
     @Option(
+        help: ArgumentHelp(
+            "With --resource alone: the resource's metadata must carry signed_metadata (RFC 9728 §2.2) verified with this key (a JWK, JWK Set or PEM public key); its claims are used.",
+            valueName: "file"
+        )
+    )
+    var resourceMetadataKey: String?
+
+    @Option(
         parsing: .unconditional,
         help:
             "With --resource alone: the initial access token a registration endpoint asks for (RFC 7591 §3), '-' to read it from stdin, or REMOTE_AUTH_INITIAL_ACCESS_TOKEN."
@@ -193,8 +201,10 @@ struct AuthorizeOAuth2: AsyncParsableCommand {
             _ = try LoopbackRedirect(redirectURI)
             return
         }
-        if clientMetadataURL != nil || initialAccessToken != nil {
-            throw ValidationError("--client-metadata-url and --initial-access-token belong to a sign-in from --resource alone")
+        if clientMetadataURL != nil || initialAccessToken != nil || resourceMetadataKey != nil {
+            throw ValidationError(
+                "--client-metadata-url, --initial-access-token and --resource-metadata-key belong to a sign-in from --resource alone"
+            )
         }
         guard clientID != nil else {
             throw ValidationError("--client-id is required (except in a sign-in from --resource alone)")
@@ -259,6 +269,7 @@ struct AuthorizeOAuth2: AsyncParsableCommand {
                 clientSecret: secret,
                 clientMetadataURL: clientMetadataURL,
                 initialAccessToken: initialAccessToken,
+                resourceMetadataKey: resourceMetadataKey,
                 scope: scope == nil ? nil : scopes,
                 previous: previous,
                 redirectURI: redirectURI,

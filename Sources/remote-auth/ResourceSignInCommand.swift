@@ -22,6 +22,8 @@ struct ResourceSignInRun {
     var clientSecret: String?
     var clientMetadataURL: String?
     var initialAccessToken: String?
+    /// `--resource-metadata-key`: the resource's `signed_metadata` must verify with it (RFC 9728 §2.2).
+    var resourceMetadataKey: String? = nil
     var scope: [String]?
     /// The step-up a resource asked for: its `acr_values` and `max_age` (RFC 9470).
     var stepUp: OAuth2.StepUp? = nil
@@ -103,14 +105,21 @@ struct ResourceSignInRun {
         registrationEndpoint: Locked<String?>
     ) async throws -> OAuth2.ResourceSignIn {
         Terminal.writeError("Looking for the authorization server of \(resource) (RFC 9728)…\n")
+        // A key given means signed metadata is expected: a document without it is refused,
+        // never read unsigned in its place.
+        let signed = try resourceMetadataKey.map {
+            OAuth2.ProtectedResourceMetadata.SignedMetadataPolicy(keys: try KeyFile.verificationKeys($0), required: true)
+        }
         let found = try await OAuth2.ResourceDiscovery.discover(
             resource: resource,
             authorizationServer: authorizationServer,
             match: match,
+            signedMetadata: signed,
             transport: transport
         )
+        let attested = signed == nil ? "" : ", signed_metadata verified"
         Terminal.writeError(
-            "The resource \(found.resource.resource) is guarded by \(found.server.issuer) (its metadata checked: issuer, PKCE S256).\n"
+            "The resource \(found.resource.resource) is guarded by \(found.server.issuer) (its metadata checked: issuer, PKCE S256\(attested)).\n"
         )
         registrationEndpoint.withLock { $0 = found.server.registrationEndpoint }
         var identities: [OAuth2.ClientIdentity] = []
@@ -199,7 +208,7 @@ struct ResourceSignInRun {
     static func failure(_ error: any Error, profile: String, registrationEndpoint: String?) -> CLIFailure {
         if let error = error as? OAuth2.Error {
             switch error.code {
-            case .resourceMismatch, .unsuitableAuthorizationServer, .issuerMismatch:
+            case .resourceMismatch, .unsuitableAuthorizationServer, .issuerMismatch, .signedMetadataRefused:
                 return CLIFailure("sign-in failed: \(error.reason)", status: .resourceMetadataRefused)
             // DynamicRegistration.register names the endpoint it posted to first.
             case .serverRefused where registrationEndpoint.map { error.reason.hasPrefix("POST \($0): ") } == true:
@@ -257,6 +266,15 @@ struct RequestSignInOptions: ParsableArguments {
         help: "In a sign-in, the scope, space-separated; else what the 401 or the metadata names."
     )
     var scope: String?
+
+    @Option(
+        name: .customLong("resource-metadata-key"),
+        help: ArgumentHelp(
+            "In a sign-in, the resource's metadata must carry signed_metadata (RFC 9728 §2.2) verified with this key (a JWK, JWK Set or PEM public key).",
+            valueName: "file"
+        )
+    )
+    var resourceMetadataKey: String?
 }
 
 /// A step-up the request can answer by signing in again (thrown by `send` before any output).
@@ -297,6 +315,7 @@ extension RequestCommand {
             clientSecret: nil,
             clientMetadataURL: signInOptions.clientMetadataURL,
             initialAccessToken: nil,
+            resourceMetadataKey: signInOptions.resourceMetadataKey,
             scope: scope,
             stepUp: stepUp,
             previous: previous,

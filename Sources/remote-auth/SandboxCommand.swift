@@ -149,6 +149,13 @@ struct SandboxCommand: AsyncParsableCommand {
         )
     )
     var stepUpMaxAge: Int64?
+    @Option(
+        help: ArgumentHelp(
+            "Sign the protected resources' metadata (signed_metadata, RFC 9728 §2.2) with a fresh P-256 key, and write its public JWK to FILE.",
+            valueName: "file"
+        )
+    )
+    var writeResourceMetadataKey: String?
     /// A test hook (hidden from the help): refreshed ID tokens carry this `sub`, so that a
     /// relying party's Core §12.2 check can be seen refusing one.
     @Option(help: .hidden)
@@ -198,6 +205,19 @@ struct SandboxCommand: AsyncParsableCommand {
         configuration.refreshedIDTokenSubject = refreshedIDTokenSubject
         configuration.registrationToken = registrationToken
         if stepUp { configuration.stepUp = StepUpPolicy(maxAge: stepUpMaxAge) }
+        if let writeResourceMetadataKey {
+            let key = JOSE.SigningKey.generateP256(keyID: "sandbox-resource-metadata")
+            guard let jwk = try? key.publicJWK?.json(),
+                FileManager.default.createFile(
+                    atPath: writeResourceMetadataKey,
+                    contents: Data(jwk),
+                    attributes: [.posixPermissions: 0o644]
+                )
+            else {
+                throw CLIFailure("cannot write the key to '\(writeResourceMetadataKey)'", status: .writeError)
+            }
+            configuration.resourceMetadataSigningKey = key
+        }
         if !quiet {
             configuration.requestLog = { entry in
                 FileHandle.standardError.write(Data((entry.description + "\n").utf8))

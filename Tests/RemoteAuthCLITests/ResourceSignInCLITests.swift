@@ -152,6 +152,60 @@ import Testing
         #expect(!list.stdout.contains("x"), "\(list.stdout)")
     }
 
+    /// Signed metadata (RFC 9728 §2.2): with the sandbox's key the sign-in goes through and
+    /// says so; with another key, or against unsigned metadata, it stops with exit 111 and
+    /// nothing saved.
+    @Test func signedMetadataVerifiedWithTheGivenKey() async throws {
+        let home = OAuth2CLITests.home()
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+        let key = home + "/resource-metadata.jwk"
+        let sandbox = try SandboxProcess(["--auto-approve", "--write-resource-metadata-key", key])
+        let base = try await sandbox.baseURL()
+        let environment = ["REMOTE_AUTH_HOME": home]
+        let resource = base + "/1.1"
+        let signIn = ["authorize", "oauth2", "--resource", resource, "--no-browser", "--timeout", "30"]
+
+        let other = home + "/other.jwk"
+        try Data(try JOSE.SigningKey.generateP256(keyID: "sandbox-resource-metadata").publicJWK!.json())
+            .write(to: URL(fileURLWithPath: other))
+        let forged = try await CLI.run(signIn + ["--profile", "x", "--resource-metadata-key", other], environment: environment)
+        #expect(forged.status == 111, "\(forged.stderr)")
+        #expect(
+            forged.stderr.hasSuffix(
+                "remote-auth: sign-in failed: GET \(base)/.well-known/oauth-protected-resource/1.1: the signed_metadata of \(resource) does not verify: the ES256 signature does not verify (RFC 9728 §2.2)\n"
+            ),
+            "\(forged.stderr)"
+        )
+
+        let authorize = try BackgroundCLI(signIn + ["--profile", "p", "--resource-metadata-key", key], environment: environment)
+        _ = try await Self.approve(authorize, base: base)
+        let signedIn = await authorize.finish()
+        #expect(signedIn.status == 0, "\(signedIn.stderr)")
+        #expect(
+            signedIn.stderr.contains(
+                "The resource \(resource) is guarded by \(base) (its metadata checked: issuer, PKCE S256, signed_metadata verified).\n"
+            ),
+            "\(signedIn.stderr)"
+        )
+
+        let unsigned = try SandboxProcess(["--auto-approve"])
+        let unsignedBase = try await unsigned.baseURL()
+        let refused = try await CLI.run(
+            ["authorize", "oauth2", "--resource", unsignedBase + "/1.1", "--profile", "y", "--resource-metadata-key", key],
+            environment: environment
+        )
+        #expect(refused.status == 111, "\(refused.stderr)")
+        #expect(
+            refused.stderr.hasSuffix(
+                "the metadata of \(unsignedBase)/1.1 has no signed_metadata, and signed metadata is required (RFC 9728 §2.2)\n"
+            ),
+            "\(refused.stderr)"
+        )
+        let list = try await CLI.run(["profiles", "list"], environment: environment)
+        #expect(list.stdout.split(separator: "\n").map { $0.prefix { $0 != " " } } == ["p"], "\(list.stdout)")
+    }
+
     /// A registration endpoint that wants an initial access token refuses without it: exit 112,
     /// the server's error; with it (on stdin), the sign-in goes through.
     @Test func registrationRefusedThenAllowed() async throws {

@@ -8,7 +8,7 @@ extension OAuth2 {
                 case serverRefused, malformedResponse, stateMismatch, issuerMismatch
                 case reauthorizationRequired, insecureEndpoint, invalidConfiguration
                 case refreshLimitExceeded, unsupportedTokenType, deviceCodeExpired, unexpectedTokens, resourceMismatch
-                case unsuitableAuthorizationServer
+                case unsuitableAuthorizationServer, signedMetadataRefused
             }
             private let base: Base
             /// The server answered with an OAuth error (``Error/serverError`` holds it), at the
@@ -58,6 +58,11 @@ extension OAuth2 {
             /// or one whose metadata does not list `S256` in `code_challenge_methods_supported`,
             /// so that PKCE cannot be relied on ([RFC 9700 §2.1.1](https://www.rfc-editor.org/rfc/rfc9700#section-2.1.1)).
             public static let unsuitableAuthorizationServer = Code(base: .unsuitableAuthorizationServer)
+            /// Signed protected resource metadata that does not verify: not a JWS, an algorithm
+            /// or key not allowed, a bad signature, no `iss` or one not trusted, expired; or
+            /// absent where the caller requires it
+            /// ([RFC 9728 §2.2](https://www.rfc-editor.org/rfc/rfc9728#section-2.2)).
+            public static let signedMetadataRefused = Code(base: .signedMetadataRefused)
             public var description: String { base.rawValue }
         }
 

@@ -64,10 +64,15 @@ extension OAuth2 {
         ///
         /// - Throws: ``OAuth2/Error/Code/resourceMismatch``; ``OAuth2/Error/Code/malformedResponse``,
         ///   `.serverRefused` (a 404), `.insecureEndpoint`; the transport's errors.
+        ///
+        /// With `signedMetadata`, the document's `signed_metadata` is verified and applied
+        /// (``verifyingSignedMetadata(_:expectedResource:match:now:)``, §2.2).
         public static func discover(
             resource: String,
             metadataURL: String? = nil,
             match: ResourceMatch = .exact,
+            signedMetadata: SignedMetadataPolicy? = nil,
+            now: @Sendable () -> Int64 = UnixTime.now,
             transport: any HTTPTransport
         ) async throws -> ProtectedResourceMetadata {
             if metadataURL == nil, match == .pathPrefix {
@@ -76,9 +81,23 @@ extension OAuth2 {
                 let inserted = try wellKnownURL(resource: URIReference(parsing: resource).withoutQueryAndFragment)
                 let root = try wellKnownURL(resource: try HTTPRequest(method: .get, absoluteURL: resource).originPrefix)
                 do {
-                    return try await discover(resource: resource, metadataURL: inserted, match: match, transport: transport)
+                    return try await discover(
+                        resource: resource,
+                        metadataURL: inserted,
+                        match: match,
+                        signedMetadata: signedMetadata,
+                        now: now,
+                        transport: transport
+                    )
                 } catch let error as OAuth2.Error where error.status == 404 && inserted != root {
-                    return try await discover(resource: resource, metadataURL: root, match: match, transport: transport)
+                    return try await discover(
+                        resource: resource,
+                        metadataURL: root,
+                        match: match,
+                        signedMetadata: signedMetadata,
+                        now: now,
+                        transport: transport
+                    )
                 }
             }
             let url = try metadataURL ?? wellKnownURL(resource: resource)
@@ -90,7 +109,14 @@ extension OAuth2 {
                 body: nil
             )
             do {
-                return try parse(status: response.status.code, body: body, expectedResource: resource, match: match)
+                let metadata = try parse(status: response.status.code, body: body, expectedResource: resource, match: match)
+                guard let signedMetadata else { return metadata }
+                return try metadata.verifyingSignedMetadata(
+                    signedMetadata,
+                    expectedResource: resource,
+                    match: match,
+                    now: now()
+                )
             } catch let error as OAuth2.Error {
                 throw OAuth2.Error(error.code, "GET \(url): \(error.reason)", serverError: error.serverError, status: error.status)
             }
@@ -138,7 +164,17 @@ extension OAuth2 {
             match: ResourceMatch = .exact
         ) throws -> ProtectedResourceMetadata {
             let object = try JSONObject.parse(status: status, body: body)
-            let members = object.members
+            return try parse(members: object.members, status: status, expectedResource: expectedResource, match: match)
+        }
+
+        /// ``parse(status:body:expectedResource:match:)`` of members already read (signed
+        /// metadata applied, ``verifyingSignedMetadata(_:expectedResource:match:now:)``).
+        static func parse(
+            members: [String: JSONValue],
+            status: Int?,
+            expectedResource: String,
+            match: ResourceMatch
+        ) throws -> ProtectedResourceMetadata {
             func string(_ name: String) throws -> String? {
                 guard let value = members[name] else { return nil }
                 guard case .string(let text) = value else {

@@ -46,14 +46,19 @@ extension OAuth2 {
         ///   - match: how the document's `resource` must relate to `resource`: ``ProtectedResourceMetadata/ResourceMatch/exact``
         ///     (RFC 9728 §3.3), or ``ProtectedResourceMetadata/ResourceMatch/pathPrefix`` when
         ///     `resource` is a URL under the resource (a request's URL).
+        ///   - signedMetadata: verifies and applies the document's `signed_metadata` (RFC 9728
+        ///     §2.2) with these keys; `nil` ignores it, as §2.2 allows.
         /// - Throws: ``OAuth2/Error/Code/resourceMismatch`` for a document about another
         ///   resource; ``OAuth2/Error/Code/unsuitableAuthorizationServer`` for a resource that
         ///   lists no authorization server, an issuer it does not list, or a server without
-        ///   `S256`; ``OAuth2/Error/Code/issuerMismatch``; the errors of the fetches.
+        ///   `S256`; ``OAuth2/Error/Code/issuerMismatch``; ``OAuth2/Error/Code/signedMetadataRefused``;
+        ///   the errors of the fetches.
         public static func discover(
             resource: String,
             authorizationServer: String? = nil,
             match: ProtectedResourceMetadata.ResourceMatch = .exact,
+            signedMetadata: ProtectedResourceMetadata.SignedMetadataPolicy? = nil,
+            now: @Sendable () -> Int64 = UnixTime.now,
             transport: any HTTPTransport
         ) async throws -> ResourceDiscovery {
             try OAuth2.checkEndpoint(resource)
@@ -65,6 +70,8 @@ extension OAuth2 {
                 resource: resource,
                 metadataURL: named,
                 match: match,
+                signedMetadata: signedMetadata,
+                now: now,
                 transport: transport
             )
             let issuer = try choose(authorizationServer, from: metadata)

@@ -55,7 +55,19 @@ struct ProtectedResource: Sendable, Hashable {
     }
 
     /// The metadata document ([RFC 9728 §2](https://www.rfc-editor.org/rfc/rfc9728#section-2)).
+    /// With ``SandboxConfiguration/resourceMetadataSigningKey``, the same members again in
+    /// `signed_metadata`, a JWT whose `iss` is the sandbox ([§2.2](https://www.rfc-editor.org/rfc/rfc9728#section-2.2)).
     func metadata(base: String, configuration: SandboxConfiguration, algorithms: [String]) -> [String: JSONValue] {
+        var members = plainMetadata(base: base, configuration: configuration, algorithms: algorithms)
+        if let key = configuration.resourceMetadataSigningKey {
+            var claims = members
+            claims["iss"] = .string(base)
+            members["signed_metadata"] = (try? JOSE.JWS.sign(claims: claims, with: key, header: ["typ": "JWT"])).map(JSONValue.string)
+        }
+        return members
+    }
+
+    func plainMetadata(base: String, configuration: SandboxConfiguration, algorithms: [String]) -> [String: JSONValue] {
         [
             "resource": .string(identifier(base: base)),
             "authorization_servers": .array([.string(base)]),
