@@ -293,6 +293,11 @@ public struct SandboxConfiguration: Sendable {
     /// members with `iss` the sandbox's base URL ([RFC 9728 §2.2](https://www.rfc-editor.org/rfc/rfc9728#section-2.2)).
     /// `nil`, the default, serves the documents unsigned.
     public var resourceMetadataSigningKey: JOSE.SigningKey?
+    /// The protected resources take only DPoP-bound access tokens: their metadata says
+    /// `dpop_bound_access_tokens_required` ([RFC 9728 §2](https://www.rfc-editor.org/rfc/rfc9728#section-2),
+    /// [RFC 9449 §5.2](https://www.rfc-editor.org/rfc/rfc9449#section-5.2)) and a Bearer token
+    /// is refused with a `DPoP` challenge. `false`, the default, takes both.
+    public var requireDPoP = false
     /// The most clients `POST /oauth2/register` keeps at once (RFC 7591); a registration beyond
     /// it is refused with `403` until one is deleted (RFC 7592).
     public var registeredClientLimit = 1000

@@ -17,6 +17,8 @@ struct ResourceSignInRun {
     /// The resource identifier (`authorize`), or a URL under it (`request`, with ``match`` `.pathPrefix`).
     var resource: String
     var match: OAuth2.ProtectedResourceMetadata.ResourceMatch
+    /// The method of the request the sign-in is for: the first, unauthenticated request uses it.
+    var probe: HTTPRequest.Method = .get
     var authorizationServer: String?
     var clientID: String?
     var clientSecret: String?
@@ -44,7 +46,6 @@ struct ResourceSignInRun {
     /// Signs in and saves the profile; nothing is saved when any step fails.
     func run() async throws {
         _ = try openTokenStore()  // a file that cannot be used fails now, not after the sign-in
-        let prover = dpop ? try OAuth2.DPoP.Prover(key: .generateP256(), now: unixNow, random: .system) : nil
         let nio = try tls.transport()
         let run = self
         let registrationEndpoint = Locked<String?>(nil)
@@ -52,7 +53,7 @@ struct ResourceSignInRun {
         do {
             signedIn = try await RequestCommand.withTransport(nio, connectTimeout: connectTimeout, timeout: nil) {
                 transport in
-                try await run.signIn(transport: transport, prover: prover, registrationEndpoint: registrationEndpoint)
+                try await run.signIn(transport: transport, registrationEndpoint: registrationEndpoint)
             }
         } catch {
             await nio?.shutdown()
@@ -101,7 +102,6 @@ struct ResourceSignInRun {
 
     func signIn(
         transport: any HTTPTransport,
-        prover: OAuth2.DPoP.Prover?,
         registrationEndpoint: Locked<String?>
     ) async throws -> OAuth2.ResourceSignIn {
         Terminal.writeError("Looking for the authorization server of \(resource) (RFC 9728)…\n")
@@ -114,6 +114,7 @@ struct ResourceSignInRun {
             resource: resource,
             authorizationServer: authorizationServer,
             match: match,
+            probe: probe,
             signedMetadata: signed,
             transport: transport
         )
@@ -122,6 +123,15 @@ struct ResourceSignInRun {
             "The resource \(found.resource.resource) is guarded by \(found.server.issuer) (its metadata checked: issuer, PKCE S256\(attested)).\n"
         )
         registrationEndpoint.withLock { $0 = found.server.registrationEndpoint }
+        // RFC 9449 §5.2: a resource that takes only DPoP-bound tokens gets them, with a new key
+        // kept in the profile, whether or not --dpop was given.
+        let requiresDPoP = found.resource.dpopBoundAccessTokensRequired
+        if requiresDPoP, !dpop {
+            Terminal.writeError(
+                "The resource takes only DPoP-bound tokens (dpop_bound_access_tokens_required): signing in with a new DPoP key (RFC 9449).\n"
+            )
+        }
+        let prover = dpop || requiresDPoP ? try OAuth2.DPoP.Prover(key: .generateP256(), now: unixNow, random: .system) : nil
         var identities: [OAuth2.ClientIdentity] = []
         if clientID == nil, let reusable = reusable(at: found.server.issuer) { identities.append(reusable) }
         if let clientID {
@@ -232,7 +242,7 @@ struct RequestSignInOptions: ParsableArguments {
         help: ArgumentHelp(
             "When --profile does not exist yet: sign in from the URL alone (RFC 9728: its 401 names its metadata), save the profile, then send the request.",
             discussion:
-                "The URL is first requested with GET and no credential to read its challenge. On a terminal, a --profile that does not exist starts the same sign-in without --sign-in."
+                "The URL is first requested with the request's method, no body and no credential, to read its challenge. On a terminal, a --profile that does not exist starts the same sign-in without --sign-in."
         )
     )
     var signIn = false
@@ -311,6 +321,7 @@ extension RequestCommand {
             profile: profile,
             resource: resource,
             match: match,
+            probe: HTTPRequest.Method(method ?? (dataPieces().isEmpty && json.isEmpty ? "GET" : "POST")) ?? .get,
             clientID: clientID,
             clientSecret: nil,
             clientMetadataURL: signInOptions.clientMetadataURL,

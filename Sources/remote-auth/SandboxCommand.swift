@@ -156,6 +156,11 @@ struct SandboxCommand: AsyncParsableCommand {
         )
     )
     var writeResourceMetadataKey: String?
+    @Flag(
+        name: .customLong("require-dpop"),
+        help: "The protected resources take only DPoP-bound tokens (dpop_bound_access_tokens_required in their metadata, RFC 9449)."
+    )
+    var requireDPoP = false
     /// A test hook (hidden from the help): refreshed ID tokens carry this `sub`, so that a
     /// relying party's Core §12.2 check can be seen refusing one.
     @Option(help: .hidden)
@@ -205,6 +210,7 @@ struct SandboxCommand: AsyncParsableCommand {
         configuration.refreshedIDTokenSubject = refreshedIDTokenSubject
         configuration.registrationToken = registrationToken
         if stepUp { configuration.stepUp = StepUpPolicy(maxAge: stepUpMaxAge) }
+        configuration.requireDPoP = requireDPoP
         if let writeResourceMetadataKey {
             let key = JOSE.SigningKey.generateP256(keyID: "sandbox-resource-metadata")
             guard let jwk = try? key.publicJWK?.json(),

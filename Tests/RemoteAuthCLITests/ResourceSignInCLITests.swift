@@ -127,6 +127,41 @@ import Testing
         #expect(again.stdout == #"{"id":1001,"id_str":"1001","name":"alice","screen_name":"alice"}"#)
     }
 
+    /// A resource that takes only DPoP-bound tokens (RFC 9449 §5.2): the sign-in binds its
+    /// tokens to a new key without being asked, the profile keeps the key, and each request
+    /// proves it; a Bearer token is refused there.
+    @Test func aResourceThatRequiresDPoP() async throws {
+        let home = OAuth2CLITests.home()
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let sandbox = try SandboxProcess(["--auto-approve", "--require-dpop"])
+        let base = try await sandbox.baseURL()
+        let environment = ["REMOTE_AUTH_HOME": home]
+        let update = ["request", base + "/1.1/statuses/update.json", "-d", "status=bound", "--profile", "d"]
+        let request = try BackgroundCLI(update + ["--sign-in", "--no-browser", "--timeout", "30"], environment: environment)
+        let url = try await Self.approve(request, base: base)
+        let done = await request.finish()
+        #expect(done.status == 0, "\(done.stderr)")
+        #expect(
+            done.stderr.contains(
+                "The resource takes only DPoP-bound tokens (dpop_bound_access_tokens_required): signing in with a new DPoP key (RFC 9449).\n"
+            ),
+            "\(done.stderr)"
+        )
+        // RFC 9449 §10: the code is bound to the key's thumbprint.
+        let jkt = try #require(Self.query(url, "dpop_jkt"))
+        #expect(done.stdout.contains(#""text":"bound""#), "\(done.stdout)")
+        let show = try await CLI.run(["profiles", "show", "d"], environment: environment)
+        #expect(show.stdout.contains("\ndpop key: jkt \(jkt)\n"), "\(show.stdout)")
+        let verbose = try await CLI.run(
+            ["request", "-v", "--profile", "d", base + "/1.1/account/verify_credentials.json"],
+            environment: environment
+        )
+        #expect(verbose.status == 0, "\(verbose.stderr)")
+        #expect(verbose.stderr.contains("\n> DPoP: <redacted>\n> Authorization: DPoP <redacted>\n"), "\(verbose.stderr)")
+        // The sandbox refuses the same token as Bearer (dpop_bound_access_tokens_required).
+        #expect(!verbose.stderr.contains("Bearer"))
+    }
+
     /// A document about another resource (RFC 9728 §3.3): exit 111, the rule named, nothing saved.
     @Test func metadataForAnotherResourceIsRefused() async throws {
         let home = OAuth2CLITests.home()

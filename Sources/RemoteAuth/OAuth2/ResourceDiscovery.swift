@@ -46,6 +46,9 @@ extension OAuth2 {
         ///   - match: how the document's `resource` must relate to `resource`: ``ProtectedResourceMetadata/ResourceMatch/exact``
         ///     (RFC 9728 §3.3), or ``ProtectedResourceMetadata/ResourceMatch/pathPrefix`` when
         ///     `resource` is a URL under the resource (a request's URL).
+        ///   - probe: the method of the first request, sent with no body and no credentials:
+        ///     the method the caller will use, so that a resource that serves only `POST` there
+        ///     answers with its challenge rather than `404` or `405`. `GET` by default.
         ///   - signedMetadata: verifies and applies the document's `signed_metadata` (RFC 9728
         ///     §2.2) with these keys; `nil` ignores it, as §2.2 allows.
         /// - Throws: ``OAuth2/Error/Code/resourceMismatch`` for a document about another
@@ -57,13 +60,14 @@ extension OAuth2 {
             resource: String,
             authorizationServer: String? = nil,
             match: ProtectedResourceMetadata.ResourceMatch = .exact,
+            probe: HTTPRequest.Method = .get,
             signedMetadata: ProtectedResourceMetadata.SignedMetadataPolicy? = nil,
             now: @Sendable () -> Int64 = UnixTime.now,
             transport: any HTTPTransport
         ) async throws -> ResourceDiscovery {
             try OAuth2.checkEndpoint(resource)
             // §5.1: the resource's own answer names its metadata, when it is a 401 that says so.
-            let (response, _) = try await transport.send(HTTPRequest(method: .get, absoluteURL: resource), body: nil)
+            let (response, _) = try await transport.send(HTTPRequest(method: probe, absoluteURL: resource), body: nil)
             let named = response.status == .unauthorized ? ProtectedResourceMetadata.metadataURL(in: response) : nil
             let scope = response.status == .unauthorized ? challengedScope(in: response) : nil
             let metadata = try await ProtectedResourceMetadata.discover(

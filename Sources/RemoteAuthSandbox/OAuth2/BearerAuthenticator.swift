@@ -71,6 +71,13 @@ struct BearerAuthenticator: RouterMiddleware {
             guard found.jkt == nil else {
                 throw dpopCheck.challenge(.invalidToken, "this token is DPoP-bound: send it as DPoP with a proof")
             }
+            // RFC 9449 §5.2 (dpop_bound_access_tokens_required): no Bearer token at all.
+            guard !configuration.requireDPoP else {
+                throw dpopCheck.challenge(
+                    .invalidToken,
+                    "this resource takes only DPoP-bound tokens (dpop_bound_access_tokens_required, RFC 9449)"
+                )
+            }
             record = found
         }
         // RFC 8705 §3: a certificate-bound token is taken only over a connection with that certificate.

@@ -77,6 +77,7 @@ struct ProtectedResource: Sendable, Hashable {
             "dpop_signing_alg_values_supported": .array(algorithms.map(JSONValue.string)),
             // RFC 8705 §3: certificate-bound tokens are taken where there is TLS.
             "tls_client_certificate_bound_access_tokens": .bool(configuration.tls != nil),
+            "dpop_bound_access_tokens_required": .bool(configuration.requireDPoP),
         ]
     }
 
