@@ -151,6 +151,8 @@ let package = Package(
             name: "RemoteAuthSandbox",
             dependencies: [
                 "RemoteAuth",
+                // Fetches client ID metadata documents (the only outbound request it makes).
+                "RemoteAuthNIO",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),

@@ -185,7 +185,12 @@ public enum Sandbox {
             random: configuration.random,
             stateFile: stateFile,
             capacity: configuration.tableCapacity,
-            clients: configuration.oauth2Clients
+            clients: configuration.oauth2Clients,
+            documents: configuration.clientIDMetadataDocuments
+                ? ClientMetadataDocuments(
+                    allowLoopbackHTTP: configuration.allowLoopbackClientMetadata,
+                    now: configuration.now
+                ) : nil
         )
         let openID = OpenIDProvider(configuration: configuration, issuer: issuer, clients: oauth2.clients)
         router.addRoutes(

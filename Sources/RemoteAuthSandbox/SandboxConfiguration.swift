@@ -301,6 +301,19 @@ public struct SandboxConfiguration: Sendable {
     /// The most clients `POST /oauth2/register` keeps at once (RFC 7591); a registration beyond
     /// it is refused with `403` until one is deleted (RFC 7592).
     public var registeredClientLimit = 1000
+    /// Take a `client_id` that is an `https` URL as the address of the client's metadata
+    /// document, fetched when an endpoint first names it, and say so in the authorization
+    /// server metadata (`client_id_metadata_document_supported`,
+    /// [draft-ietf-oauth-client-id-metadata-document](https://datatracker.ietf.org/doc/draft-ietf-oauth-client-id-metadata-document/)).
+    /// On by default: it is how MCP clients identify themselves to a server they have never
+    /// met, and the tool's `--client-metadata-url` needs it; fetching only `https` keeps the
+    /// sandbox from being a way to reach plain-http services on this machine for whoever can
+    /// open a link to it.
+    public var clientIDMetadataDocuments = true
+    /// Also fetch metadata documents over `http` from `127.0.0.1`, `[::1]` and `localhost`
+    /// (`--allow-loopback-client-metadata`), for a client under development whose document is
+    /// served locally; off by default.
+    public var allowLoopbackClientMetadata = false
     /// Serve HTTPS with this material.
     public var tls: TLSMaterial?
     /// Called with the head of every request that reaches the router, before it is handled:

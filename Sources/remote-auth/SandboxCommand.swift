@@ -161,6 +161,11 @@ struct SandboxCommand: AsyncParsableCommand {
         help: "The protected resources take only DPoP-bound tokens (dpop_bound_access_tokens_required in their metadata, RFC 9449)."
     )
     var requireDPoP = false
+    @Flag(
+        help:
+            "Also fetch client ID metadata documents over http from 127.0.0.1, [::1] and localhost (https only without it)."
+    )
+    var allowLoopbackClientMetadata = false
     /// A test hook (hidden from the help): refreshed ID tokens carry this `sub`, so that a
     /// relying party's Core §12.2 check can be seen refusing one.
     @Option(help: .hidden)
@@ -224,6 +229,7 @@ struct SandboxCommand: AsyncParsableCommand {
             }
             configuration.resourceMetadataSigningKey = key
         }
+        configuration.allowLoopbackClientMetadata = allowLoopbackClientMetadata
         if !quiet {
             configuration.requestLog = { entry in
                 FileHandle.standardError.write(Data((entry.description + "\n").utf8))

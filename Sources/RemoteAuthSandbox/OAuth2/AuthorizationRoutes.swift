@@ -51,18 +51,26 @@ struct AuthorizationRoutes: Sendable {
                 "This server accepts authorization requests only through its PAR endpoint (RFC 9126)."
             )
         }
-        guard let clientID = query["client_id"],
-            let client = store.clients.client(clientID)
-        else {
-            throw ConsentPage.Refusal(.badRequest, "Unknown client", "The link names no registered client_id.")
+        let client: SandboxConfiguration.OAuth2Client
+        do {
+            guard let clientID = query["client_id"], let known = try await store.clients.resolve(clientID) else {
+                throw ConsentPage.Refusal(.badRequest, "Unknown client", "The link names no registered client_id.")
+            }
+            client = known
+        } catch let failure as ClientMetadataDocument.Failure {
+            throw ConsentPage.Refusal(.badRequest, "Invalid client metadata document", failure.description)
         }
         let redirectURI: String
         if let given = query["redirect_uri"] {
             guard OAuth2Rules.redirectURIMatches(given, registered: client.redirectURIs) else {
+                // The draft's §4.2: a document's redirect_uris are its registered ones.
+                let fromDocument = store.clients.documents?.cached(client.id) != nil
                 throw ConsentPage.Refusal(
                     .badRequest,
                     "Invalid redirect URI",
-                    "The redirect_uri is not registered for this client."
+                    fromDocument
+                        ? "invalid_request: the redirect_uri is not one of the redirect_uris of the client's metadata document (\(ClientMetadataDocument.draft) §4.2)"
+                        : "The redirect_uri is not registered for this client."
                 )
             }
             redirectURI = given

@@ -54,6 +54,10 @@ struct MetadataRoutes: Sendable {
         /// Over TLS: tokens issued to a connection with a client certificate are bound to it
         /// ([RFC 8705 §3.3](https://www.rfc-editor.org/rfc/rfc8705#section-3.3)); absent over http.
         var tlsClientCertificateBoundAccessTokens: Bool? = nil
+        /// `true` when a `client_id` may be the URL of a client ID metadata document
+        /// ([draft §6](https://datatracker.ietf.org/doc/html/draft-ietf-oauth-client-id-metadata-document#section-6));
+        /// absent when ``SandboxConfiguration/clientIDMetadataDocuments`` is off.
+        var clientIDMetadataDocumentSupported: Bool? = nil
         // OpenID Connect Discovery 1.0 §3.
         let jwksURI: String
         let userinfoEndpoint: String
@@ -110,6 +114,7 @@ struct MetadataRoutes: Sendable {
                 "introspection_endpoint_auth_signing_alg_values_supported"
             case claimsSupported = "claims_supported"
             case acrValuesSupported = "acr_values_supported"
+            case clientIDMetadataDocumentSupported = "client_id_metadata_document_supported"
         }
     }
 
@@ -150,6 +155,7 @@ struct MetadataRoutes: Sendable {
         )
         if tls { metadata.tlsClientCertificateBoundAccessTokens = true }
         if let stepUp = configuration.stepUp { metadata.acrValuesSupported.append(stepUp.acr) }
+        if configuration.clientIDMetadataDocuments { metadata.clientIDMetadataDocumentSupported = true }
         return metadata
     }
 }

@@ -135,17 +135,19 @@ actor OAuth2Store {
     let clients: OAuth2ClientRegistry
 
     /// A store holding what `stateFile` kept, if anything, at most `capacity` entries per table;
-    /// `clients` are the configured OAuth 2 clients.
+    /// `clients` are the configured OAuth 2 clients; `documents`, those known by their client
+    /// ID metadata document.
     init(
         random: RandomSource,
         stateFile: StateFile? = nil,
         capacity: Int = 100_000,
-        clients: [SandboxConfiguration.OAuth2Client] = []
+        clients: [SandboxConfiguration.OAuth2Client] = [],
+        documents: ClientMetadataDocuments? = nil
     ) {
         self.random = random
         self.stateFile = stateFile
         self.dpop = SandboxDPoP(random: random)
-        self.clients = OAuth2ClientRegistry(configured: clients, stateFile: stateFile)
+        self.clients = OAuth2ClientRegistry(configured: clients, stateFile: stateFile, documents: documents)
         let kept = stateFile?.current.oauth2
         pending = BoundedTable(capacity: capacity)
         pushed = BoundedTable(capacity: capacity)

@@ -179,6 +179,9 @@ struct OAuth2ClientAuthentication: Sendable {
         peer: PeerCertificate?
     ) async throws(OAuth2Problem) -> (client: SandboxConfiguration.OAuth2Client, method: Method) {
         if let assertion = parameters["client_assertion"] {
+            // A metadata document's client is fetched (or found fresh) before its assertion is
+            // checked against its jwks.
+            if let id = parameters["client_id"] { _ = try await client(id) }
             guard request.headers[.authorization] == nil, parameters["client_secret"] == nil, let openID else {
                 throw OAuth2Problem(
                     .invalidRequest,
@@ -209,7 +212,9 @@ struct OAuth2ClientAuthentication: Sendable {
             if let bodyID = parameters["client_id"], bodyID != id {
                 throw OAuth2Problem(.invalidRequest, "client_id differs from the Basic credentials")
             }
-            guard let client = client(id), let expected = client.secret, constantTimeEquals(expected, secret) else {
+            guard let client = try await client(id), let expected = client.secret,
+                constantTimeEquals(expected, secret)
+            else {
                 throw basicFailure("client authentication failed")
             }
             return (client, .clientSecretBasic)
@@ -217,7 +222,7 @@ struct OAuth2ClientAuthentication: Sendable {
         guard let id = parameters["client_id"] else {
             throw OAuth2Problem(.invalidClient, "no client authentication and no client_id")
         }
-        guard let client = client(id) else {
+        guard let client = try await client(id) else {
             throw OAuth2Problem(.invalidClient, "client authentication failed")
         }
         if client.usesMutualTLS, let method = client.tokenEndpointAuthMethod, parameters["client_secret"] == nil {
@@ -242,8 +247,14 @@ struct OAuth2ClientAuthentication: Sendable {
         return (client, .none)
     }
 
-    func client(_ id: String) -> SandboxConfiguration.OAuth2Client? {
-        clients.client(id)
+    /// The client named `id`, its metadata document fetched if it is a URL; a refused
+    /// document is `invalid_client` with the rule it broke.
+    func client(_ id: String) async throws(OAuth2Problem) -> SandboxConfiguration.OAuth2Client? {
+        do {
+            return try await clients.resolve(id)
+        } catch {
+            throw OAuth2Problem(error.code, error.reason)
+        }
     }
 
     /// `401` with a Basic challenge, as RFC 6749 §5.2 requires when the client used the
