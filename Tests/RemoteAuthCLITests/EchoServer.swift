@@ -12,13 +12,19 @@ import Darwin
 /// a test sees exactly what `remote-auth` put on the wire. With `silent`, it accepts connections
 /// and never answers. It is also an http proxy that answers CONNECT with `200` (or `407` without
 /// the Basic `proxyCredential`, when one is set) and echoes the tunnelled request after the
-/// CONNECT head.
+/// CONNECT head. With `documents`, a path it gives a body for is answered `200` with that body
+/// as JSON (`documents(base, path)`, so that a document can name its own URL).
 final class EchoServer: @unchecked Sendable {
     // `listener` is set once in init and closed once in `stop()`; the accept thread only reads it.
     let port: Int
     private let listener: Int32
 
-    init(silent: Bool = false, proxyCredential: String? = nil, refusesTunnels: Bool = false) throws {
+    init(
+        silent: Bool = false,
+        proxyCredential: String? = nil,
+        refusesTunnels: Bool = false,
+        documents: (@Sendable (_ base: String, _ path: String) -> String?)? = nil
+    ) throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -35,11 +41,17 @@ final class EchoServer: @unchecked Sendable {
         listener = fd
         port = Int(UInt16(bigEndian: address.sin_port))
         guard !silent else { return }
+        let base = "http://127.0.0.1:\(port)"
         Thread.detachNewThread { [fd] in
             while true {
                 let client = accept(fd, nil, nil)
                 if client < 0 { return }
-                Self.answer(client, proxyCredential: proxyCredential, refusesTunnels: refusesTunnels)
+                Self.answer(
+                    client,
+                    proxyCredential: proxyCredential,
+                    refusesTunnels: refusesTunnels,
+                    documents: documents.map { serve in { serve(base, $0) } }
+                )
                 close(client)
             }
         }
@@ -52,8 +64,23 @@ final class EchoServer: @unchecked Sendable {
         close(listener)
     }
 
-    private static func answer(_ client: Int32, proxyCredential: String?, refusesTunnels: Bool = false) {
+    private static func answer(
+        _ client: Int32,
+        proxyCredential: String?,
+        refusesTunnels: Bool = false,
+        documents: ((String) -> String?)? = nil
+    ) {
         var received = readRequest(client)
+        let line = String(decoding: received.prefix(while: { $0 != 13 }), as: UTF8.self).split(separator: " ")
+        if let documents, line.count == 3, line[0] == "GET", let document = documents(String(line[1])) {
+            let body = Array(document.utf8)
+            send(
+                client,
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n"
+            )
+            _ = body.withUnsafeBytes { write(client, $0.baseAddress, $0.count) }
+            return
+        }
         if received.starts(with: Array("CONNECT ".utf8)), refusesTunnels {
             send(client, "HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n")
             return
@@ -141,9 +168,15 @@ func withEchoServer<T>(
     silent: Bool = false,
     proxyCredential: String? = nil,
     refusesTunnels: Bool = false,
+    documents: (@Sendable (_ base: String, _ path: String) -> String?)? = nil,
     _ body: (EchoServer) async throws -> T
 ) async throws -> T {
-    let server = try EchoServer(silent: silent, proxyCredential: proxyCredential, refusesTunnels: refusesTunnels)
+    let server = try EchoServer(
+        silent: silent,
+        proxyCredential: proxyCredential,
+        refusesTunnels: refusesTunnels,
+        documents: documents
+    )
     defer { server.stop() }
     return try await body(server)
 }
