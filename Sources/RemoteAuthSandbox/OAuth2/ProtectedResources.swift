@@ -59,6 +59,8 @@ struct ProtectedResource: Sendable, Hashable {
     /// `signed_metadata`, a JWT whose `iss` is the sandbox ([§2.2](https://www.rfc-editor.org/rfc/rfc9728#section-2.2)).
     func metadata(base: String, configuration: SandboxConfiguration, algorithms: [String]) -> [String: JSONValue] {
         var members = plainMetadata(base: base, configuration: configuration, algorithms: algorithms)
+        // RFC 9728 §2: absent means false.
+        if configuration.requireDPoP { members["dpop_bound_access_tokens_required"] = .bool(true) }
         if let key = configuration.resourceMetadataSigningKey {
             var claims = members
             claims["iss"] = .string(base)
@@ -77,7 +79,6 @@ struct ProtectedResource: Sendable, Hashable {
             "dpop_signing_alg_values_supported": .array(algorithms.map(JSONValue.string)),
             // RFC 8705 §3: certificate-bound tokens are taken where there is TLS.
             "tls_client_certificate_bound_access_tokens": .bool(configuration.tls != nil),
-            "dpop_bound_access_tokens_required": .bool(configuration.requireDPoP),
         ]
     }
 
