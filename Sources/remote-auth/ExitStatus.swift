@@ -67,7 +67,7 @@ enum ExitStatus: Int32, CaseIterable {
         60 server certificate not trusted; 90 no --pin matched; 110 the response's RFC 9421 signature \
         did not verify (--verify-response-key); 111 a sign-in from a resource URL found metadata it \
         may not use (another resource, an unlisted server, an issuer mismatch, no PKCE S256, no way \
-        to identify the client); 112 the server refused the dynamic registration.
+        to identify the client, signed metadata that does not verify); 112 the server refused the dynamic registration.
         """
 
     /// The discussion of a command: `text`, then the exit status table.
