@@ -59,6 +59,27 @@ temporary directory:
   4. a resource whose metadata names another resource (RFC 9728 §3.3): `authorize oauth2
      --resource` exits 111 naming the mismatch, asks the authorization server nothing, stores nothing.
 
+Part C, the SDK's client with a client ID metadata document (CIMD,
+draft-ietf-oauth-client-id-metadata-document) against `remote-auth sandbox
+--allow-loopback-client-metadata` (also --auto-approve, TTL s tokens). The document is JSON served
+by http.server on 127.0.0.1 (client_id its own URL, redirect_uris the SDK client's callback,
+token_endpoint_auth_method none, code + refresh). OAuthClientProvider(client_metadata_url=...)
+takes only https URLs, and the sandbox fetches https documents trusting the system's CAs alone, so
+the SDK's one validator (is_valid_client_metadata_url, as oauth2.py imported it) is patched to also
+accept this server's http://127.0.0.1:PORT/ URLs (checked: unpatched, the SDK raises ValueError);
+everything else of the SDK's CIMD path runs as shipped:
+
+  - the metadata says client_id_metadata_document_supported: true; the SDK registers nothing (its
+    requests and the sandbox's log: no POST /oauth2/register), stores the document URL as its public
+    client, asks for a code with client_id = the document URL and is redirected with code, state and
+    iss; the document server saw the sandbox's one GET, Accept with application/json; the token
+    request (client_id the URL, no secret), introspection (the token is the document client's, for
+    alice, audience [BASE/1.1]) and a status API write with the token; after expiry a refresh as the
+    document client, the document not fetched again;
+  - a document whose redirect_uris lacks the SDK client's callback: the authorization endpoint
+    answers 400 with an 'Invalid redirect URI' page (invalid_request) and no Location; the SDK's
+    flow stops with OAuthFlowError (state mismatch: nothing came back), no token requested.
+
 Usage: mcp_sign_in.py REMOTE_AUTH_BINARY
 Prints one line per failed check and ends with 'mcp-sign-in: N passed, M failed'; exits 1 on
 any failure (a missing peer, or a command that does not exist yet, fails: nothing is skipped).
@@ -66,7 +87,9 @@ any failure (a missing peer, or a command that does not exist yet, fails: nothin
 import asyncio
 import base64
 import hashlib
+import html
 import json
+import logging
 import os
 import re
 import secrets
@@ -83,6 +106,7 @@ import urllib.parse
 import httpx2
 import uvicorn
 from mcp.client.auth import OAuthClientProvider
+from mcp.client.auth.exceptions import OAuthFlowError
 from mcp.server.auth.middleware.bearer_auth import BearerAuthBackend, RequireAuthMiddleware
 from mcp.server.auth.provider import (
     AccessToken, AuthorizationCode, AuthorizationParams, ProviderTokenVerifier, RefreshToken, TokenError,
@@ -154,13 +178,14 @@ class Browser:
     """The user's browser for the SDK: opens the authorization URL, keeps the redirect."""
 
     def __init__(self):
-        self.urls, self.answers = [], []
+        self.urls, self.answers, self.pages = [], [], []
 
     async def redirect_handler(self, url):
         self.urls.append(url)
         async with httpx2.AsyncClient(trust_env=False, follow_redirects=False) as client:
             answer = await client.get(url)
         self.answers.append((answer.status_code, answer.headers.get("Location")))
+        self.pages.append(answer.text)
 
     async def callback_handler(self):
         status, location = self.answers[-1] if self.answers else (None, None)
@@ -253,13 +278,13 @@ def plain():
 # ---------------------------------------------------------------------------------------------
 
 class Sandbox:
-    """`remote-auth sandbox --port 0 --auto-approve --access-token-ttl TTL`, its log in a file."""
+    """`remote-auth sandbox --port 0 --auto-approve --access-token-ttl TTL [EXTRA...]`, its log in a file."""
 
-    def __init__(self, work):
-        self.log_path = os.path.join(work, "sandbox.err")
+    def __init__(self, work, extra=(), name="sandbox"):
+        self.log_path = os.path.join(work, name + ".err")
         self.err = open(self.log_path, "wb")
         self.process = subprocess.Popen(
-            [BINARY, "sandbox", "--port", "0", "--auto-approve", "--access-token-ttl", str(TTL)],
+            [BINARY, "sandbox", "--port", "0", "--auto-approve", "--access-token-ttl", str(TTL), *extra],
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=self.err)
         self.url = None
         first = []
@@ -971,10 +996,287 @@ def part_b(work):
 
 
 # ---------------------------------------------------------------------------------------------
+# Part C: the SDK's client signs in to the sandbox with a client ID metadata document.
+# ---------------------------------------------------------------------------------------------
+
+class DocumentServer:
+    """Client ID metadata documents served on 127.0.0.1 (http.server in a thread); every request
+    is logged with its headers."""
+
+    def __init__(self):
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        self.documents, self.requests, self.lock = {}, [], threading.Lock()
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self):  # noqa: N802 - http.server's name
+                with outer.lock:
+                    outer.requests.append((self.command, self.path, {k.lower(): v for k, v in self.headers.items()}))
+                    document = outer.documents.get(self.path)
+                body = json.dumps(document).encode() if document is not None else b"not found"
+                self.send_response(200 if document is not None else 404)
+                self.send_header("Content-Type", "application/json" if document is not None else "text/plain")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.port = self.server.server_address[1]
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def url(self, path):
+        return f"http://127.0.0.1:{self.port}{path}"
+
+    def seen(self, path):
+        with self.lock:
+            return [(method, headers) for method, p, headers in self.requests if p == path]
+
+    def stop(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def sdk_request(provider, method, url, **kwargs):
+    """`method url` through the SDK's auth flow; returns (response or the exception, the exchanges)."""
+    log = []
+
+    async def go():
+        async with sdk_client(provider, log) as client:
+            return await client.request(method, url, **kwargs)
+
+    try:
+        return asyncio.run(go()), log
+    except Exception as error:  # noqa: BLE001 - the SDK's failure is a finding, reported as such
+        return error, log
+
+
+def document_provider(server_url, storage, browser, redirect, document_url):
+    """The SDK's client with client_metadata_url=document_url (CIMD): it signs in with that URL as
+    its client_id when the metadata says client_id_metadata_document_supported, registering nothing."""
+    metadata = OAuthClientMetadata(redirect_uris=[redirect], client_name="mcp-interop (CIMD)",
+                                   token_endpoint_auth_method="none")
+    return OAuthClientProvider(server_url=server_url, client_metadata=metadata, storage=storage,
+                               redirect_handler=browser.redirect_handler, callback_handler=browser.callback_handler,
+                               client_metadata_url=document_url)
+
+
+def part_c(work):
+    sandbox = Sandbox(work, ["--allow-loopback-client-metadata"], name="sandbox-cimd")
+    documents = DocumentServer()
+    try:
+        if not check(sandbox.url is not None,
+                     "C: the sandbox (--allow-loopback-client-metadata) says it listens on http://127.0.0.1:PORT",
+                     open(sandbox.log_path, "rb").read().decode("utf-8", "replace")[-400:]):
+            return
+        document_client(sandbox, documents)
+        refused_document(sandbox, documents)
+        check(sandbox.process.poll() is None, "C: the sandbox still runs at the end")
+    finally:
+        documents.stop()
+        sandbox.stop()
+
+
+def accepting_loopback_documents(documents):
+    """The SDK's client takes a client_metadata_url only if `is_valid_client_metadata_url` says it
+    is https with a path (OAuthClientProvider.__init__, its only caller, raises ValueError
+    otherwise). The sandbox fetches https documents trusting the system's CAs alone, so a document
+    served here can only be http on 127.0.0.1 (remote-auth sandbox --allow-loopback-client-metadata).
+    This patches that one validator, where oauth2.py imported it, to also accept this script's
+    http://127.0.0.1:PORT/... documents; the rest of the SDK's CIMD logic (should_use_client_metadata_url,
+    create_client_info_from_metadata_url, the flow) runs unchanged. Restored when the block ends."""
+    import contextlib
+
+    import mcp.client.auth.oauth2 as sdk_oauth2
+
+    original = sdk_oauth2.is_valid_client_metadata_url
+    prefix = documents.url("/")
+
+    def is_valid(url):
+        return original(url) or (isinstance(url, str) and url.startswith(prefix) and len(url) > len(prefix))
+
+    @contextlib.contextmanager
+    def patched():
+        sdk_oauth2.is_valid_client_metadata_url = is_valid
+        try:
+            yield
+        finally:
+            sdk_oauth2.is_valid_client_metadata_url = original
+
+    return patched()
+
+
+def document_client(sandbox, documents):
+    base = sandbox.url
+    label = "C document client"
+    resource, prm_url = base + "/1.1", base + "/.well-known/oauth-protected-resource/1.1"
+    me_url = base + "/1.1/account/verify_credentials.json"
+    redirect = f"http://127.0.0.1:{harness.free_port()}/callback"
+    path = "/clients/mcp-interop.json"
+    document_url = documents.url(path)
+    documents.documents[path] = {
+        "client_id": document_url, "client_name": "mcp-interop (CIMD)", "redirect_uris": [redirect],
+        "token_endpoint_auth_method": "none", "grant_types": ["authorization_code", "refresh_token"],
+        "response_types": ["code"]}
+
+    with plain() as http:
+        asm = http.get(base + "/.well-known/oauth-authorization-server")
+    check(asm.status_code == 200 and asm.json().get("client_id_metadata_document_supported") is True,
+          f"{label}: the sandbox's RFC 8414 metadata says client_id_metadata_document_supported: true",
+          f"{asm.status_code} {asm.text[:300]}")
+
+    storage, browser = MemoryStorage(), Browser()
+    try:
+        document_provider(resource, storage, browser, redirect, document_url)
+        unpatched = None
+    except ValueError as error:
+        unpatched = error
+    check(unpatched is not None and "HTTPS" in str(unpatched),
+          f"{label}: unpatched, the SDK refuses the http client_metadata_url {document_url} (ValueError: HTTPS only)",
+          repr(unpatched))
+    with accepting_loopback_documents(documents):
+        provider = document_provider(resource, storage, browser, redirect, document_url)
+
+    mark = len(sandbox.lines())
+    response, log = sdk_get(provider, me_url)
+    if not check(not isinstance(response, Exception) and response.status_code == 200 and body_of(response) == ALICE,
+                 f"{label}: GET {me_url} through the SDK with client_metadata_url ends 200 with alice's JSON",
+                 f"{outcome(response)}; exchanges: {log}; sandbox log: {sandbox.lines()[mark:]}; "
+                 f"browser: {browser.answers} {[p[:300] for p in browser.pages]}"):
+        return
+    expected = [("GET", me_url, 401), ("GET", prm_url, 200),
+                ("GET", base + "/.well-known/oauth-authorization-server", 200),
+                ("POST", base + "/oauth2/token", 200), ("GET", me_url, 200)]
+    check([(e.method, e.url, e.status) for e in log] == expected,
+          f"{label}: the SDK's requests: the call, RFC 9728 and RFC 8414 metadata, token, the call again "
+          "(no registration)", log)
+    seen = sandbox.lines_since(mark, 6)
+    check(seen == ["GET /1.1/account/verify_credentials.json 401", "GET /.well-known/oauth-protected-resource/1.1 200",
+                   "GET /.well-known/oauth-authorization-server 200", "GET /oauth2/authorize 302",
+                   "POST /oauth2/token 200", "GET /1.1/account/verify_credentials.json 200"],
+          f"{label}: the sandbox's log: no POST /oauth2/register, the authorization request answered 302", seen)
+    stored = storage.client_info
+    check(stored is not None and stored.client_id == document_url and stored.client_secret is None
+          and stored.token_endpoint_auth_method == "none" and storage.client_writes == 1,
+          f"{label}: the SDK's stored client is the document URL, public, no secret",
+          stored and (stored.client_id, stored.token_endpoint_auth_method, storage.client_writes))
+
+    url = browser.urls[0] if len(browser.urls) == 1 else ""
+    q = query_of(url)
+    check(url.startswith(base + "/oauth2/authorize?") and q.get("client_id") == document_url
+          and q.get("redirect_uri") == redirect and q.get("code_challenge_method") == "S256"
+          and q.get("resource") == resource,
+          f"{label}: the authorization request's client_id is the document URL, with its redirect URI, S256, "
+          f"resource={resource}", browser.urls)
+    status, location = browser.answers[0] if browser.answers else (None, "")
+    back = query_of(location or "")
+    check(status == 302 and (location or "").startswith(redirect + "?") and back.get("state") == q.get("state")
+          and back.get("iss") == base and back.get("code"),
+          f"{label}: the sandbox answers 302 to the document's redirect URI with code, state and iss",
+          (status, location))
+    fetched = documents.seen(path)
+    check(len(fetched) == 1 and fetched[0][0] == "GET" and "application/json" in fetched[0][1].get("accept", ""),
+          f"{label}: the document server saw one GET {path} from the sandbox, Accept with application/json",
+          [(m, h.get("accept")) for m, h in fetched])
+
+    token = log[3]
+    form = token.form()
+    check(form.get("grant_type") == "authorization_code" and form.get("client_id") == document_url
+          and form.get("redirect_uri") == redirect and s256(form.get("code_verifier", "")) == q.get("code_challenge")
+          and form.get("resource") == resource and "client_secret" not in form and "authorization" not in token.headers,
+          f"{label}: the token request: client_id the document URL, the verifier, resource={resource}, no secret",
+          {k: v for k, v in form.items() if k not in ("code", "code_verifier")})
+    tokens = token.answer() or {}
+    access, refresh = tokens.get("access_token"), tokens.get("refresh_token")
+    check(tokens.get("token_type") == "Bearer" and access and refresh
+          and log[4].headers.get("authorization") == "Bearer " + access,
+          f"{label}: Bearer tokens and a refresh token; the SDK calls with the access token",
+          {k: (short(v) if k.endswith("token") else v) for k, v in tokens.items()})
+    seen = introspect(base, access)
+    check(seen.get("active") is True and seen.get("client_id") == document_url and seen.get("aud") == [resource]
+          and seen.get("username") == "alice",
+          f"{label}: RFC 7662: the token is the document client's, for alice, audience [{resource}]",
+          {k: seen.get(k) for k in ("active", "aud", "client_id", "username")})
+    with plain() as http:
+        posted = http.post(base + "/1.1/statuses/update.json", data={"status": "signed in with a CIMD"},
+                           headers={"Authorization": "Bearer " + access})
+    check(posted.status_code == 200 and (body_of(posted) or {}).get("text") == "signed in with a CIMD",
+          f"{label}: the status API takes the token for a write (POST /1.1/statuses/update.json)",
+          f"{posted.status_code} {posted.text[:300]}")
+
+    # The access token expires: the SDK refreshes as the document client; the document is not fetched again.
+    time.sleep(TTL + 1)
+    mark = len(sandbox.lines())
+    response, log = sdk_get(provider, me_url)
+    check(not isinstance(response, Exception) and response.status_code == 200 and body_of(response) == ALICE
+          and [(e.method, e.url, e.status) for e in log] == [("POST", base + "/oauth2/token", 200), ("GET", me_url, 200)]
+          and log[0].form() == {"grant_type": "refresh_token", "refresh_token": refresh, "client_id": document_url,
+                                "resource": resource},
+          f"{label}: after expiry the SDK refreshes (client_id the document URL, resource={resource}), then calls: 200",
+          f"{outcome(response)}; exchanges: {log}; forms: {[e.form() for e in log if e.method == 'POST']}")
+    check(sandbox.lines_since(mark, 2) == ["POST /oauth2/token 200", "GET /1.1/account/verify_credentials.json 200"]
+          and len(documents.seen(path)) == 1,
+          f"{label}: the refresh: one token request, the document still fetched once (the sandbox's cache)",
+          (sandbox.lines()[mark:], len(documents.seen(path))))
+
+
+def refused_document(sandbox, documents):
+    """A document whose redirect_uris lacks the SDK client's callback: the sandbox refuses at the
+    authorization endpoint with an error page, never redirecting."""
+    base = sandbox.url
+    label = "C refused document"
+    resource, me_url = base + "/1.1", base + "/1.1/account/verify_credentials.json"
+    redirect = f"http://127.0.0.1:{harness.free_port()}/callback"
+    elsewhere = f"http://127.0.0.1:{harness.free_port()}/elsewhere"
+    path = "/clients/wrong-redirect.json"
+    document_url = documents.url(path)
+    documents.documents[path] = {
+        "client_id": document_url, "client_name": "mcp-interop (wrong redirect)", "redirect_uris": [elsewhere],
+        "token_endpoint_auth_method": "none", "grant_types": ["authorization_code", "refresh_token"]}
+    storage, browser = MemoryStorage(), Browser()
+    with accepting_loopback_documents(documents):
+        provider = document_provider(resource, storage, browser, redirect, document_url)
+    mark = len(sandbox.lines())
+    sdk_logger = logging.getLogger("mcp.client.auth.oauth2")
+    sdk_logger.disabled = True  # the SDK logs its flow's exception with a traceback: expected here
+    try:
+        response, log = sdk_get(provider, me_url)
+    finally:
+        sdk_logger.disabled = False
+    # No redirect came back, so the callback handler has neither code nor state: the SDK stops there.
+    check(isinstance(response, OAuthFlowError) and str(response).startswith("State parameter mismatch: None != ")
+          and [(e.method, e.url) for e in log] == [("GET", me_url), ("GET", base + "/.well-known/oauth-protected-resource/1.1"),
+                                                   ("GET", base + "/.well-known/oauth-authorization-server")],
+          f"{label}: the SDK's flow fails (OAuthFlowError: State parameter mismatch) after the metadata, "
+          "with no registration and no token request",
+          f"{outcome(response)}; exchanges: {log}")
+    status, location = browser.answers[0] if browser.answers else (None, None)
+    page = browser.pages[0] if browser.pages else ""
+    text = " ".join(html.unescape(re.sub(r"<[^>]+>", " ", page.split("</style>")[-1])).split())
+    check(len(browser.urls) == 1 and query_of(browser.urls[0]).get("client_id") == document_url
+          and status == 400 and location is None and "<title>Invalid redirect URI" in page
+          and "invalid_request: the redirect_uri is not one of the redirect_uris of the client's metadata "
+              "document (draft-ietf-oauth-client-id-metadata-document §4.2)" in text,
+          f"{label}: the authorization endpoint answers 400, an 'Invalid redirect URI' page (invalid_request, "
+          "not among the document's redirect_uris), no Location", (status, location, text[:800]))
+    seen = sandbox.lines_since(mark, 4)
+    check(seen == ["GET /1.1/account/verify_credentials.json 401", "GET /.well-known/oauth-protected-resource/1.1 200",
+                   "GET /.well-known/oauth-authorization-server 200", "GET /oauth2/authorize 400"],
+          f"{label}: the sandbox's log: the authorization request refused with 400, nothing after it", seen)
+    fetched = documents.seen(path)
+    check(len(fetched) == 1 and "application/json" in fetched[0][1].get("accept", ""),
+          f"{label}: the sandbox fetched the document {path} once (Accept with application/json)",
+          [(m, h.get("accept")) for m, h in fetched])
+
+
+# ---------------------------------------------------------------------------------------------
 
 WORK = tempfile.mkdtemp(prefix="remote-auth-mcp-")
 try:
-    for part in (part_a, part_b):
+    for part in (part_a, part_b, part_c):
         try:
             part(WORK)
         except Exception:  # a bug in this script, or a command that could not start: still end with the count
