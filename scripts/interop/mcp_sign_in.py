@@ -80,6 +80,16 @@ everything else of the SDK's CIMD path runs as shipped:
     answers 400 with an 'Invalid redirect URI' page (invalid_request) and no Location; the SDK's
     flow stops with OAuthFlowError (state mismatch: nothing came back), no token requested.
 
+Part D, step-up (RFC 9470) against `remote-auth sandbox --step-up --step-up-max-age 300`: the
+OpenID metadata lists urn:remote-auth:sandbox:acr:mfa in acr_values_supported. A status API write
+through the SDK's client signs in (without acr_values: the SDK has no parameter for extra
+authorization request parameters) and gets 401 insufficient_user_authentication; with that token
+the challenge is exactly `Bearer realm="RemoteAuth Sandbox", error="insufficient_user_authentication",
+acr_values="urn:remote-auth:sandbox:acr:mfa", max_age=300, resource_metadata="..."` and reads still
+work. The SDK's step-up handling is for 403 insufficient_scope only: it takes this 401 as any other,
+signs in again the same way (no registration, no acr_values) and returns the same 401. With the
+application's redirect handler appending acr_values to the SDK's authorization URL, the new token writes.
+
 Usage: mcp_sign_in.py REMOTE_AUTH_BINARY
 Prints one line per failed check and ends with 'mcp-sign-in: N passed, M failed'; exits 1 on
 any failure (a missing peer, or a command that does not exist yet, fails: nothing is skipped).
@@ -1273,10 +1283,109 @@ def refused_document(sandbox, documents):
 
 
 # ---------------------------------------------------------------------------------------------
+# Part D: step-up (RFC 9470) at the sandbox, met by the SDK's client.
+# ---------------------------------------------------------------------------------------------
+
+MFA = "urn:remote-auth:sandbox:acr:mfa"
+MAX_AGE = 300
+
+
+class SteppingUpBrowser(Browser):
+    """The application's redirect handler adding acr_values to the authorization URL the SDK built:
+    the SDK has no parameter for extra authorization request parameters."""
+
+    async def redirect_handler(self, url):
+        await super().redirect_handler(url + "&" + urllib.parse.urlencode({"acr_values": MFA}))
+
+
+def part_d(work):
+    sandbox = Sandbox(work, ["--step-up", "--step-up-max-age", str(MAX_AGE)], name="sandbox-step-up")
+    try:
+        if not check(sandbox.url is not None,
+                     "D: the sandbox (--step-up) says it listens on http://127.0.0.1:PORT",
+                     open(sandbox.log_path, "rb").read().decode("utf-8", "replace")[-400:]):
+            return
+        step_up(sandbox)
+        check(sandbox.process.poll() is None, "D: the sandbox still runs at the end")
+    finally:
+        sandbox.stop()
+
+
+def step_up(sandbox):
+    base = sandbox.url
+    label = "D step-up"
+    resource, prm_url = base + "/1.1", base + "/.well-known/oauth-protected-resource/1.1"
+    asm_url = base + "/.well-known/oauth-authorization-server"
+    update_url = base + "/1.1/statuses/update.json"
+    me_url = base + "/1.1/account/verify_credentials.json"
+    redirect = f"http://127.0.0.1:{harness.free_port()}/callback"
+    challenge = (f'Bearer realm="RemoteAuth Sandbox", error="insufficient_user_authentication", acr_values="{MFA}", '
+                 f'max_age={MAX_AGE}, resource_metadata="{prm_url}"')
+    with plain() as http:
+        oidc = http.get(base + "/.well-known/openid-configuration")
+    check(oidc.status_code == 200 and MFA in (oidc.json().get("acr_values_supported") or []),
+          f"{label}: the OpenID metadata lists {MFA} in acr_values_supported", f"{oidc.status_code} {oidc.text[:300]}")
+
+    # The SDK's client asked to write: it signs in on the first 401 (no token), then meets the step-up 401.
+    storage, browser = MemoryStorage(), Browser()
+    provider = provider_for(resource, storage, browser, redirect)
+    response, log = sdk_request(provider, "POST", update_url, data={"status": "no step-up"})
+    check(not isinstance(response, Exception) and response.status_code == 401
+          and (body_of(response) or {}).get("error") == "insufficient_user_authentication"
+          and [(e.method, e.url, e.status) for e in log] == [
+              ("POST", update_url, 401), ("GET", prm_url, 200), ("GET", asm_url, 200),
+              ("POST", base + "/oauth2/register", 201), ("POST", base + "/oauth2/token", 200),
+              ("POST", update_url, 401)]
+          and len(browser.urls) == 1 and "acr_values" not in query_of(browser.urls[0]),
+          f"{label}: a write through the SDK: it signs in (no acr_values) and hands back the sandbox's 401 "
+          "insufficient_user_authentication", f"{outcome(response)}; exchanges: {log}; {browser.urls}")
+    access = storage.tokens.access_token if storage.tokens else ""
+    with plain() as http:
+        refused = http.post(update_url, data={"status": "no step-up"}, headers={"Authorization": "Bearer " + access})
+        read = http.get(me_url, headers={"Authorization": "Bearer " + access})
+    check(refused.status_code == 401 and refused.headers.get_list("WWW-Authenticate") == [challenge]
+          and (body_of(refused) or {}).get("error") == "insufficient_user_authentication",
+          f"{label}: with the SDK's token the write is refused: 401 and exactly {challenge!r} (RFC 9470 §3)",
+          f"{refused.status_code} {refused.headers.get_list('WWW-Authenticate')} {refused.text[:300]}")
+    check(read.status_code == 200 and body_of(read) == ALICE,
+          f"{label}: the same token still reads (only writes need the step-up)", f"{read.status_code} {read.text[:200]}")
+
+    # Again through the SDK: it takes insufficient_user_authentication for any 401 and signs in
+    # again the same way (it reads neither acr_values nor max_age), then returns the same 401.
+    response, log = sdk_request(provider, "POST", update_url, data={"status": "no step-up, again"})
+    check(not isinstance(response, Exception) and response.status_code == 401
+          and (body_of(response) or {}).get("error") == "insufficient_user_authentication"
+          and [(e.method, e.url, e.status) for e in log] == [
+              ("POST", update_url, 401), ("GET", prm_url, 200), ("GET", asm_url, 200),
+              ("POST", base + "/oauth2/token", 200), ("POST", update_url, 401)]
+          and len(browser.urls) == 2 and "acr_values" not in query_of(browser.urls[1]),
+          f"{label}: the SDK answers the step-up 401 with a new sign-in without acr_values (no registration), "
+          "then returns the same 401", f"{outcome(response)}; exchanges: {log}; {browser.urls[1:]}")
+
+    # The application's redirect handler adds acr_values (a new provider on the same storage).
+    stepping = SteppingUpBrowser()
+    stepped = provider_for(resource, storage, stepping, redirect)
+    response, log = sdk_request(stepped, "POST", update_url, data={"status": "stepped up"})
+    check(not isinstance(response, Exception) and response.status_code == 200
+          and (body_of(response) or {}).get("text") == "stepped up"
+          and [(e.method, e.url, e.status) for e in log] == [
+              ("POST", update_url, 401), ("GET", prm_url, 200), ("GET", asm_url, 200),
+              ("POST", base + "/oauth2/token", 200), ("POST", update_url, 200)]
+          and storage.client_writes == 1,
+          f"{label}: with acr_values={MFA} added to the SDK's authorization URL, the sign-in's token writes: 200",
+          f"{outcome(response)}; exchanges: {log}")
+    q = query_of(stepping.urls[0] if len(stepping.urls) == 1 else "")
+    check(q.get("acr_values") == MFA and q.get("resource") == resource and q.get("code_challenge_method") == "S256"
+          and stepping.answers and stepping.answers[0][0] == 302,
+          f"{label}: the stepped-up authorization request: the SDK's parameters and acr_values={MFA}, answered 302",
+          (stepping.urls, stepping.answers))
+
+
+# ---------------------------------------------------------------------------------------------
 
 WORK = tempfile.mkdtemp(prefix="remote-auth-mcp-")
 try:
-    for part in (part_a, part_b, part_c):
+    for part in (part_a, part_b, part_c, part_d):
         try:
             part(WORK)
         except Exception:  # a bug in this script, or a command that could not start: still end with the count
