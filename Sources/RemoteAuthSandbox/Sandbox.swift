@@ -112,6 +112,8 @@ public enum Sandbox {
             },
             logger: logger
         )
+        // The log is folded into the file when the sandbox stops, however it stops.
+        defer { stateFile?.close() }
         do {
             if handlingSignals {
                 try await app.runService()

@@ -9,7 +9,7 @@ import RemoteAuth
 /// `tableCapacity`).
 actor SandboxStore {
     /// A temporary credential (RFC 5849 §2.1) and what happened to it.
-    struct RequestToken: Codable, Sendable {
+    struct RequestToken: Codable, Sendable, Equatable {
         enum State: String, Codable, Sendable { case pending, authorized, denied, used }
         var token: String
         var secret: String
@@ -22,14 +22,14 @@ actor SandboxStore {
     }
 
     /// Token credentials (RFC 5849 §2.3).
-    struct AccessToken: Codable, Sendable {
+    struct AccessToken: Codable, Sendable, Equatable {
         var token: String
         var secret: String
         var consumerKey: String
         var user: String
     }
 
-    struct Status: Codable, Sendable {
+    struct Status: Codable, Sendable, Equatable {
         var id: Int64
         var text: String
         var user: String

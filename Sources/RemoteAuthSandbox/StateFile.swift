@@ -7,14 +7,22 @@ import Glibc
 import Darwin
 #endif
 
+/// The C library's `close`, out of reach of ``StateFile/close()`` by name.
+private func closeFile(_ descriptor: Int32) -> Int32 { close(descriptor) }
+
 /// The `--state` file: one JSON object holding what the sandbox has confirmed to its clients,
 /// the OAuth 1.0a tokens and statuses (``SandboxStore``) and the OAuth 2 codes and tokens
-/// (``OAuth2Store``, under `oauth2`).
+/// (``OAuth2Store``, under `oauth2`), and beside it a log of the changes since (`PATH.log`).
 ///
 /// Each store hands over its part synchronously, from inside its actor, before it answers the
-/// request that changed it; the file is rewritten whole under a lock, atomically (a temporary
-/// file created 0600, flushed to disk, renamed over the old one), so a process killed at any
-/// moment leaves the previous or the new file, never a torn one, and loses nothing it confirmed.
+/// request that changed it. Only what changed is written: one JSON line per entry added,
+/// replaced or removed, appended to the log and flushed to disk (`fsync`) before the answer, so
+/// a write costs the change, not the table. The log is folded into the file (a temporary file
+/// created 0600, flushed, renamed over the old one: atomic) at start-up, when it has grown as
+/// large as the file, and when the sandbox stops (the log is then removed). A process killed at any moment loses nothing
+/// it confirmed: the file is the previous or the new one, never a torn one; a line the kill cut
+/// short was never answered and is dropped; replaying lines the file already holds changes
+/// nothing (each line sets an entry to what it became).
 final class StateFile: Sendable {
     struct Contents: Codable, Sendable {
         var requestTokens: [String: SandboxStore.RequestToken] = [:]
@@ -27,14 +35,28 @@ final class StateFile: Sendable {
         var registeredClients: [String: OAuth2ClientRegistry.Registration]?
     }
 
-    let path: String
-    private let random: RandomSource
-    private let contents: Locked<Contents>
+    /// What the lock guards: the contents and the files' sizes.
+    private struct State {
+        var contents: Contents
+        /// The log's length: a failed append is cut back to it.
+        var logBytes = 0
+        var fileBytes = 0
+        /// A write failed: the next one folds everything into the file instead of appending.
+        var mustCompact = false
+    }
 
-    /// Reads the file when it exists and writes it back, so that a path that cannot be written
-    /// fails at start-up rather than as a `500` on the first token.
+    let path: String
+    var logPath: String { path + ".log" }
+    private let random: RandomSource
+    private let state: Locked<State>
+    /// The log, open for appending (`O_APPEND`), created 0600.
+    private let log: Int32
+
+    /// Reads the file and replays its log when they exist, and folds them into a new file and
+    /// an empty log, so that a path that cannot be written fails at start-up rather than as a
+    /// `500` on the first token.
     ///
-    /// - Throws: ``SandboxError`` when the file cannot be read, parsed or written.
+    /// - Throws: ``SandboxError`` when the file or the log cannot be read, parsed or written.
     init(path: String, random: RandomSource) throws(SandboxError) {
         self.path = path
         self.random = random
@@ -51,33 +73,101 @@ final class StateFile: Sendable {
                 throw SandboxError("the state file '\(path)' cannot be read: \(error.localizedDescription)")
             }
         }
-        contents = Locked(initial)
-        try update { _ in }
+        let logPath = path + ".log"
+        if let data = FileManager.default.contents(atPath: logPath) {
+            try StateLog.replay(data, into: &initial, path: logPath)
+        }
+        // Folded now: the file first (a path that cannot be written is named as the file),
+        // then a new, empty log.
+        let fileBytes = try Self.save(initial, to: path, random: random)
+        let descriptor = open(logPath, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw SandboxError("cannot write the state file's log '\(logPath)': \(String(cString: strerror(errno)))")
+        }
+        log = descriptor
+        state = Locked(State(contents: initial, fileBytes: fileBytes))
     }
 
-    /// What the file held at start-up, or since the last update.
-    var current: Contents { contents.withLock { $0 } }
+    deinit { _ = closeFile(log) }
 
-    /// Applies `change` and writes the file before returning.
+    /// What the file held at start-up, or since the last update.
+    var current: Contents { state.withLock { $0.contents } }
+
+    /// Applies `change` and writes what it changed before returning.
     ///
     /// - Throws: ``SandboxError`` naming the file and the system's reason; the change is kept
-    ///   in memory, so the next successful write includes it.
+    ///   in memory, and the next successful write folds everything into the file.
     func update(_ change: (inout Contents) -> Void) throws(SandboxError) {
-        let saved: Result<Void, SandboxError> = contents.withLock { contents in
-            change(&contents)
+        let saved: Result<Void, SandboxError> = state.withLock { state in
+            let before = state.contents
+            change(&state.contents)
             do throws(SandboxError) {
-                try Self.save(contents, to: path, random: random)
+                if state.mustCompact || state.logBytes >= max(state.fileBytes, 64 * 1024) {
+                    try compact(&state)
+                } else {
+                    try append(StateLog.lines(from: before, to: state.contents), &state)
+                }
                 return .success(())
             } catch {
+                state.mustCompact = true
                 return .failure(error)
             }
         }
         try saved.get()
     }
 
+    /// Folds the log into the file and removes the log, when the sandbox stops. Best effort: a
+    /// failure leaves the file and the log, which the next start replays.
+    func close() {
+        state.withLock { state in
+            guard (try? compact(&state)) != nil else { return }
+            unlink(logPath)
+        }
+    }
+
+    /// Appends `lines` to the log and flushes it; on failure cuts the log back to where it was,
+    /// so that no partial line stays before later ones.
+    private func append(_ lines: [UInt8], _ state: inout State) throws(SandboxError) {
+        guard !lines.isEmpty else { return }
+        var code = Self.writeAll(log, lines)
+        if code == 0, fsync(log) != 0 { code = errno }
+        guard code == 0 else {
+            _ = ftruncate(log, off_t(state.logBytes))
+            throw SandboxError("cannot write the state file's log '\(logPath)': \(String(cString: strerror(code)))")
+        }
+        state.logBytes += lines.count
+    }
+
+    /// Writes the whole contents to the file (atomically), then empties the log.
+    private func compact(_ state: inout State) throws(SandboxError) {
+        state.fileBytes = try Self.save(state.contents, to: path, random: random)
+        guard ftruncate(log, 0) == 0 else {
+            throw SandboxError("cannot empty the state file's log '\(logPath)': \(String(cString: strerror(errno)))")
+        }
+        state.logBytes = 0
+        state.mustCompact = false
+    }
+
+    /// Writes `bytes` in full; `0` or the `errno` of the failure.
+    static func writeAll(_ descriptor: Int32, _ bytes: [UInt8]) -> Int32 {
+        var written = 0
+        return bytes.withUnsafeBytes { buffer in
+            while written < buffer.count {
+                let count = write(descriptor, buffer.baseAddress! + written, buffer.count - written)
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    return errno
+                }
+                written += count
+            }
+            return 0
+        }
+    }
+
     /// Writes `contents` as sorted JSON to a temporary file beside `path`, created 0600 before
     /// any secret is written and flushed to disk, then renamed into place (atomic on POSIX).
-    private static func save(_ contents: Contents, to path: String, random: RandomSource) throws(SandboxError) {
+    /// Returns the file's length.
+    private static func save(_ contents: Contents, to path: String, random: RandomSource) throws(SandboxError) -> Int {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         guard let data = try? encoder.encode(contents) else {
@@ -91,25 +181,14 @@ final class StateFile: Sendable {
         }
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw failure(errno) }
-        var written = 0
-        var code: Int32 = 0
-        data.withUnsafeBytes { bytes in
-            while written < bytes.count {
-                let count = write(descriptor, bytes.baseAddress! + written, bytes.count - written)
-                if count < 0 {
-                    if errno == EINTR { continue }
-                    code = errno
-                    return
-                }
-                written += count
-            }
-        }
+        var code = writeAll(descriptor, Array(data))
         if code == 0, fsync(descriptor) != 0 { code = errno }
-        if close(descriptor) != 0, code == 0 { code = errno }
+        if closeFile(descriptor) != 0, code == 0 { code = errno }
         if code == 0, rename(temporary, path) != 0 { code = errno }
         if code != 0 {
             unlink(temporary)
             throw failure(code)
         }
+        return data.count
     }
 }

@@ -99,26 +99,33 @@ struct SandboxStateTests {
         #expect(((saved["oauth2"] as? [String: Any])?["accessTokens"] as? [String: Any])?.count == 1)
     }
 
-    @Test("revoking a token nobody holds, or another client's, leaves the state file alone; a real revocation rewrites it")
+    @Test("revoking a token nobody holds, or another client's, leaves the state file and its log alone; a real revocation writes")
     func revocationWritesOnlyOnChange() async throws {
         let path = Self.temporaryPath()
         defer { try? FileManager.default.removeItem(atPath: path) }
         var configuration = SandboxConfiguration.demo()
         configuration.statePath = path
-        // Each write renames a new file into place. A hard link keeps the file as it was (and its
-        // inode from being reused), so the path and the link name one file until the next write.
+        // A write appends to the log beside the file, or folds the log into a new file renamed
+        // into place. A hard link keeps the file as it was (and its inode from being reused), so
+        // the path and the link name one file, and the log keeps its length, until a write.
         let held = path + ".held"
         defer { try? FileManager.default.removeItem(atPath: held) }
+        let heldLog = Locked<Int?>(nil)
+        @Sendable func logLength() throws -> Int? {
+            (try FileManager.default.attributesOfItem(atPath: path + ".log")[.size] as? NSNumber)?.intValue
+        }
         @Sendable func unchanged() throws -> Bool {
             let inode = { (path: String) throws -> Int? in
                 (try FileManager.default.attributesOfItem(atPath: path)[.systemFileNumber] as? NSNumber)?.intValue
             }
-            return try inode(path) == inode(held)
+            return try inode(path) == inode(held) && logLength() == heldLog.withLock { $0 }
         }
         try await Sandbox.withSandbox(configuration) { sandbox in
             let base = sandbox.baseURL
             let access = try #require(try await W.codeFlow(base)["access_token"] as? String)
             try FileManager.default.linkItem(atPath: path, toPath: held)
+            let length = try logLength()
+            heldLog.withLock { $0 = length }
             let unknown = try await W.token(base, [("token", "nonsense"), ("client_id", "demo-app")], endpoint: "/oauth2/revoke")
             #expect(unknown.status == 200)
             let foreign = try await W.token(base, [("token", access)], basic: Self.service, endpoint: "/oauth2/revoke")

@@ -11,8 +11,9 @@
 #   3. kill    a sandbox with --state: POST /1.1/statuses/update.json with Bearer (each status
 #              written to the state file before it is answered) while a loop beside it asks
 #              the token endpoint for access tokens one after another (each written before it
-#              is answered), kill -9 in the middle of the run, restart on the same file: it
-#              parses, it holds every status the run was answered 2xx for, every access token
+#              is answered), kill -9 in the middle of the run, restart on the same file (its
+#              log replayed and folded in): it parses, it holds every status the run was
+#              answered 2xx for, every access token
 #              answered before the kill still works, and the temporary credential issued
 #              before the load is still known (/oauth/authorize shows its consent page).
 #
@@ -142,13 +143,15 @@ answered="$(sed -nE 's/.* ok=([0-9]+).*/\1/p' "$work/kill.load")"
 echo "sandbox-load: kill: $(sed -nE 's/.* requests=([0-9]+).*/\1/p' "$work/kill.load") requests, ${answered:-?} statuses" \
     "answered 2xx before kill -9 at ${seconds}/2 s; sandbox peak RSS $before_kill MiB"
 check "$([ "${answered:-0}" -gt 0 ] && echo yes)" "kill: no status was posted before the kill"
+log_lines="$(wc -l <"$state.log" 2>/dev/null || echo 0)"
+echo "sandbox-load: kill: the state file's log holds $log_lines changes not yet folded into the file"
+start_sandbox restarted "$binary" --quiet --state "$state" || fatal "the sandbox did not restart on its state file"
+# The restart replayed the log and folded it into the file.
 stored="$(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["statuses"]))' "$state" 2>"$work/parse.err")"
 check "$([ -n "$stored" ] && echo yes)" "kill: the state file does not parse: $(cat "$work/parse.err")"
 check "$([ -n "$stored" ] && [ "$stored" -ge "${answered:-0}" ] && echo yes)" \
     "kill: the state file holds ${stored:-no} statuses, fewer than the ${answered:-?} answered"
-echo "sandbox-load: kill: the state file parses and holds ${stored:-?} statuses"
-
-start_sandbox restarted "$binary" --quiet --state "$state" || fatal "the sandbox did not restart on its state file"
+echo "sandbox-load: kill: after the restart the state file parses and holds ${stored:-?} statuses"
 page="$(curl -s -w '\n%{http_code}' "$url/oauth/authorize?oauth_token=$request_token")"
 check "$([ "$(tail -n 1 <<<"$page")" = 200 ] && grep -q "RemoteAuth Demo" <<<"$page" && echo yes)" \
     "restart: the temporary credential issued before the kill is unknown"

@@ -15,7 +15,7 @@ final class OAuth2ClientRegistry: Sendable {
     /// registered as the response echoes it ([RFC 7591 §3.2.1](https://www.rfc-editor.org/rfc/rfc7591#section-3.2.1)),
     /// and the SHA-256 of its registration access token ([RFC 7592 §3](https://www.rfc-editor.org/rfc/rfc7592#section-3)),
     /// so that the state file does not hold the token itself.
-    struct Registration: Codable, Sendable {
+    struct Registration: Codable, Sendable, Equatable {
         var client: SandboxConfiguration.OAuth2Client
         var metadata: ClientMetadata
         var issuedAt: Int64

@@ -10,7 +10,7 @@ import RemoteAuth
 actor OAuth2Store {
     /// An authorization request waiting for the resource owner's answer
     /// ([RFC 6749 §4.1.1](https://www.rfc-editor.org/rfc/rfc6749#section-4.1.1)).
-    struct PendingRequest: Codable, Sendable {
+    struct PendingRequest: Codable, Sendable, Equatable {
         var id: String
         var clientID: String
         var redirectURI: String
@@ -42,7 +42,7 @@ actor OAuth2Store {
         var authTime: Int64
     }
 
-    struct AuthorizationCode: Codable, Sendable {
+    struct AuthorizationCode: Codable, Sendable, Equatable {
         var request: PendingRequest
         var user: String
         var expiresAt: Int64
@@ -51,7 +51,7 @@ actor OAuth2Store {
         var family: String?
     }
 
-    struct AccessToken: Codable, Sendable {
+    struct AccessToken: Codable, Sendable, Equatable {
         var clientID: String
         var user: String?
         var scope: [String]
@@ -70,7 +70,7 @@ actor OAuth2Store {
         var authentication: UserAuthentication? = nil
     }
 
-    struct RefreshToken: Codable, Sendable {
+    struct RefreshToken: Codable, Sendable, Equatable {
         var clientID: String
         var user: String?
         var scope: [String]
