@@ -85,6 +85,56 @@ import Testing
         }
     }
 
+    /// RFC 7592 through the library: read, update (the new name kept, the secret and the token
+    /// carried over), a refused update (a redirect URI the server does not take), delete, and
+    /// the registration gone.
+    @Test func readUpdateDelete() async throws {
+        try await Sandbox.withSandbox(SignInUserAgentTests.autoApproving()) { sandbox in
+            try await AsyncHTTPClientTransport.withTransport { transport in
+                var metadata = OAuth2.DynamicRegistration.Metadata(
+                    redirectURIs: [Self.redirectURI],
+                    tokenEndpointAuthMethod: .clientSecretBasic,
+                    clientName: "before"
+                )
+                let registered = try await OAuth2.DynamicRegistration.register(
+                    metadata,
+                    at: sandbox.baseURL + "/oauth2/register",
+                    transport: transport
+                )
+                let kept = registered.registration
+                let read = try await OAuth2.DynamicRegistration.read(kept, transport: transport)
+                #expect(read.members["client_name"] == .string("before"))
+
+                metadata.clientName = "after"
+                let updated = try await OAuth2.DynamicRegistration.update(kept, to: metadata, transport: transport)
+                #expect(updated.clientID == registered.clientID)
+                #expect(updated.members["client_name"] == .string("after"))
+                let now = updated.registration(replacing: kept)
+                // The sandbox keeps the secret and the registration access token across an update.
+                #expect(now.clientSecret?.reveal() == kept.clientSecret?.reveal())
+                #expect(now.registrationAccessToken?.reveal() == kept.registrationAccessToken?.reveal())
+                #expect(now.registrationClientURI == kept.registrationClientURI)
+                #expect(
+                    try await OAuth2.DynamicRegistration.read(now, transport: transport).members["client_name"]
+                        == .string("after")
+                )
+
+                metadata.redirectURIs = ["http://client.example/callback"]
+                let refused = await #expect(throws: OAuth2.Error.self) {
+                    _ = try await OAuth2.DynamicRegistration.update(now, to: metadata, transport: transport)
+                }
+                #expect(refused?.serverError?.code.rawValue == "invalid_redirect_uri")
+                #expect(refused?.reason.hasPrefix("PUT \(try #require(kept.registrationClientURI)): ") == true)
+
+                try await OAuth2.DynamicRegistration.delete(now, transport: transport)
+                let gone = await #expect(throws: OAuth2.Error.self) {
+                    _ = try await OAuth2.DynamicRegistration.read(now, transport: transport)
+                }
+                #expect(gone?.status == 401)
+            }
+        }
+    }
+
     /// The server's refusal is the server's error, typed (RFC 7591 §3.2.2).
     @Test func aRefusedRegistration() async throws {
         try await Sandbox.withSandbox(SignInUserAgentTests.autoApproving()) { sandbox in

@@ -169,4 +169,37 @@ import Testing
         noRedirect.redirectURIs = nil
         #expect(try chosen([.stored(noRedirect, issuer: "https://as.example"), register]) == "register")
     }
+
+    /// RFC 7592 §3: an answer without a registration access token or URI keeps the ones the
+    /// session had; one with new ones replaces them.
+    @Test func anUpdatedRegistrationKeepsWhatTheAnswerDoesNotReissue() throws {
+        let previous = OAuth2.ClientRegistration(
+            clientID: "c1",
+            authenticationMethod: .clientSecretBasic,
+            clientSecret: "s1",
+            keyReference: "key.pem",
+            registrationAccessToken: "t1",
+            registrationClientURI: "https://as.example/r/c1",
+            clientSecretExpiresAt: 0
+        )
+        let bare = try OAuth2.DynamicRegistration.parse(
+            status: 200,
+            body: Array(#"{"client_id":"c1","token_endpoint_auth_method":"client_secret_basic"}"#.utf8)
+        )
+        let kept = bare.registration(replacing: previous)
+        #expect(kept.clientSecret?.reveal() == "s1" && kept.clientSecretExpiresAt == 0)
+        #expect(kept.registrationAccessToken?.reveal() == "t1")
+        #expect(kept.registrationClientURI == "https://as.example/r/c1")
+        #expect(kept.keyReference == "key.pem")
+        let reissued = try OAuth2.DynamicRegistration.parse(
+            status: 200,
+            body: Array(
+                #"{"client_id":"c1","client_secret":"s2","client_secret_expires_at":0,"registration_access_token":"t2","token_endpoint_auth_method":"client_secret_basic"}"#
+                    .utf8
+            )
+        ).registration(replacing: previous)
+        #expect(reissued.clientSecret?.reveal() == "s2")
+        #expect(reissued.registrationAccessToken?.reveal() == "t2")
+        #expect(reissued.registrationClientURI == "https://as.example/r/c1")
+    }
 }

@@ -116,6 +116,23 @@ extension OAuth2 {
                 )
             }
 
+            /// What a session keeps after a read or an update of `previous`
+            /// ([RFC 7592 §3](https://www.rfc-editor.org/rfc/rfc7592#section-3)): this answer's,
+            /// with the registration access token, the URI and the secret of `previous` where the
+            /// answer carries none (the server reissues them only when it chooses), and the key
+            /// reference of `previous`.
+            public func registration(replacing previous: ClientRegistration) -> ClientRegistration {
+                var kept = registration
+                kept.registrationAccessToken = kept.registrationAccessToken ?? previous.registrationAccessToken
+                kept.registrationClientURI = kept.registrationClientURI ?? previous.registrationClientURI
+                if kept.clientSecret == nil, tokenEndpointAuthMethod == previous.authenticationMethod {
+                    kept.clientSecret = previous.clientSecret
+                    kept.clientSecretExpiresAt = previous.clientSecretExpiresAt
+                }
+                kept.keyReference = previous.keyReference
+                return kept
+            }
+
             /// The `redirect_uris` the response echoes (RFC 7591 §3.2.1: the registered
             /// metadata), or `nil` when it names none.
             public var redirectURIs: [String]? {

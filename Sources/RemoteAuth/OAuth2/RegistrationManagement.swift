@@ -1,5 +1,11 @@
 import HTTPTypes
 
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 extension OAuth2.DynamicRegistration {
     /// Reads the client's registration as the server holds it now
     /// ([RFC 7592 §2.1](https://www.rfc-editor.org/rfc/rfc7592#section-2.1)): `GET` at the
@@ -32,6 +38,52 @@ extension OAuth2.DynamicRegistration {
             throw OAuth2.Error(
                 error.code,
                 "GET \(uri): \(error.reason)",
+                serverError: error.serverError,
+                status: error.status
+            )
+        }
+    }
+
+    /// Replaces the client's registered metadata with `metadata`
+    /// ([RFC 7592 §2.2](https://www.rfc-editor.org/rfc/rfc7592#section-2.2)): `PUT` at the
+    /// `registration_client_uri`, the registration access token as a Bearer token, a JSON body
+    /// of every member the client wants kept (what is left out may be dropped or reset by the
+    /// server), with the current `client_id` and, for a confidential client, its current
+    /// `client_secret`, as §2.2 requires. The answer is the registration as it now is (§3); it
+    /// may carry a new secret or a new registration access token: keep the session's
+    /// registration as ``Registered/registration(replacing:)`` makes it.
+    ///
+    /// - Throws: as ``read(_:transport:)``; the server's `invalid_redirect_uri` or
+    ///   `invalid_client_metadata` (§3.2); an answer for another `client_id` is
+    ///   ``OAuth2/Error/Code/malformedResponse``.
+    public static func update(
+        _ registration: OAuth2.ClientRegistration,
+        to metadata: Metadata,
+        transport: any HTTPTransport
+    ) async throws -> Registered {
+        let (uri, token) = try managed(registration)
+        var members = metadata.members
+        members["client_id"] = .string(registration.clientID)
+        if let secret = registration.clientSecret { members["client_secret"] = .string(secret.reveal()) }
+        var request = try request(.put, uri: uri, token: token)
+        request.headerFields[.contentType] = "application/json"
+        let body = Array(try JSONEncoder().encode(JSONValue.object(members)))
+        let (response, answer) = try await transport.send(request, body: body)
+        do {
+            try refuseWithoutBody(response, body: answer)
+            let registered = try parse(status: response.status.code, body: answer)
+            guard registered.clientID == registration.clientID else {
+                throw OAuth2.Error(
+                    .malformedResponse,
+                    "the registration is for client '\(PeerText.printable(registered.clientID, limit: 200))', not '\(registration.clientID)' (RFC 7592 §2.2)",
+                    status: response.status.code
+                )
+            }
+            return registered
+        } catch let error as OAuth2.Error {
+            throw OAuth2.Error(
+                error.code,
+                "PUT \(uri): \(error.reason)",
                 serverError: error.serverError,
                 status: error.status
             )
