@@ -48,16 +48,15 @@ struct ResourceSignInRun {
         _ = try openTokenStore()  // a file that cannot be used fails now, not after the sign-in
         let nio = try tls.transport()
         let run = self
-        let registrationEndpoint = Locked<String?>(nil)
         let signedIn: OAuth2.ResourceSignIn
         do {
             signedIn = try await RequestCommand.withTransport(nio, connectTimeout: connectTimeout, timeout: nil) {
                 transport in
-                try await run.signIn(transport: transport, registrationEndpoint: registrationEndpoint)
+                try await run.signIn(transport: transport)
             }
         } catch {
             await nio?.shutdown()
-            throw Self.failure(error, profile: profile, registrationEndpoint: registrationEndpoint.withLock { $0 })
+            throw Self.failure(error, profile: profile)
         }
         await nio?.shutdown()
         try await saveOAuth2Profile(profile, signedIn.session)
@@ -100,10 +99,7 @@ struct ResourceSignInRun {
         return .stored(previous.registration, issuer: issuer)
     }
 
-    func signIn(
-        transport: any HTTPTransport,
-        registrationEndpoint: Locked<String?>
-    ) async throws -> OAuth2.ResourceSignIn {
+    func signIn(transport: any HTTPTransport) async throws -> OAuth2.ResourceSignIn {
         Terminal.writeError("Looking for the authorization server of \(resource) (RFC 9728)…\n")
         // A key given means signed metadata is expected: a document without it is refused,
         // never read unsigned in its place.
@@ -122,7 +118,6 @@ struct ResourceSignInRun {
         Terminal.writeError(
             "The resource \(found.resource.resource) is guarded by \(found.server.issuer) (its metadata checked: issuer, PKCE S256\(attested)).\n"
         )
-        registrationEndpoint.withLock { $0 = found.server.registrationEndpoint }
         // RFC 9449 §5.2: a resource that takes only DPoP-bound tokens gets them, with a new key
         // kept in the profile, whether or not --dpop was given.
         let requiresDPoP = found.resource.dpopBoundAccessTokensRequired
@@ -215,13 +210,12 @@ struct ResourceSignInRun {
 
     /// The failure, with its exit status: 111 when the metadata or the server may not be used,
     /// 112 when the registration was refused.
-    static func failure(_ error: any Error, profile: String, registrationEndpoint: String?) -> CLIFailure {
+    static func failure(_ error: any Error, profile: String) -> CLIFailure {
         if let error = error as? OAuth2.Error {
             switch error.code {
             case .resourceMismatch, .unsuitableAuthorizationServer, .issuerMismatch, .signedMetadataRefused:
                 return CLIFailure("sign-in failed: \(error.reason)", status: .resourceMetadataRefused)
-            // DynamicRegistration.register names the endpoint it posted to first.
-            case .serverRefused where registrationEndpoint.map { error.reason.hasPrefix("POST \($0): ") } == true:
+            case .registrationRefused:
                 return CLIFailure(
                     "sign-in failed: the registration was refused: \(describeOAuth2(error, profile: profile))",
                     status: .registrationRefused

@@ -8,7 +8,7 @@ extension OAuth2 {
                 case serverRefused, malformedResponse, stateMismatch, issuerMismatch
                 case reauthorizationRequired, insecureEndpoint, invalidConfiguration
                 case refreshLimitExceeded, unsupportedTokenType, deviceCodeExpired, unexpectedTokens, resourceMismatch
-                case unsuitableAuthorizationServer, signedMetadataRefused
+                case unsuitableAuthorizationServer, signedMetadataRefused, registrationRefused
             }
             private let base: Base
             /// The server answered with an OAuth error (``Error/serverError`` holds it), at the
@@ -63,6 +63,13 @@ extension OAuth2 {
             /// absent where the caller requires it
             /// ([RFC 9728 §2.2](https://www.rfc-editor.org/rfc/rfc9728#section-2.2)).
             public static let signedMetadataRefused = Code(base: .signedMetadataRefused)
+            /// The dynamic registration of a sign-in from a resource
+            /// (``OAuth2/ResourceSignIn``) was refused: ``OAuth2/Error/serverError`` holds the
+            /// server's `invalid_redirect_uri`, `invalid_client_metadata`, …
+            /// ([RFC 7591 §3.2.2](https://www.rfc-editor.org/rfc/rfc7591#section-3.2.2)), or the
+            /// answer could not be read. ``OAuth2/DynamicRegistration/register(_:at:initialAccessToken:transport:)``
+            /// called alone reports the server's refusal as ``serverRefused``.
+            public static let registrationRefused = Code(base: .registrationRefused)
             public var description: String { base.rawValue }
         }
 

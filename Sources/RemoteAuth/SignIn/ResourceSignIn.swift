@@ -73,8 +73,9 @@ extension OAuth2 {
         ///     `dpop_bound_access_tokens_required`.
         ///   - onIdentified: told how the client identified itself, before the user agent opens.
         /// - Throws: ``OAuth2/Error/Code/unsuitableAuthorizationServer`` when no identity suits
-        ///   the server, or the resource requires DPoP and no key is given; the registration's,
-        ///   the agent's and the flow's errors.
+        ///   the server, or the resource requires DPoP and no key is given;
+        ///   ``OAuth2/Error/Code/registrationRefused`` when the server refused the registration
+        ///   (its error in `serverError`); the agent's and the flow's errors.
         public static func signIn(
             _ discovery: ResourceDiscovery,
             identities: [ClientIdentity],
@@ -275,12 +276,23 @@ extension OAuth2 {
                     )
                 }
                 metadata.redirectURIs = [redirectURI]
-                let registered = try await DynamicRegistration.register(
-                    metadata,
-                    at: endpoint,
-                    initialAccessToken: initialAccessToken,
-                    transport: transport
-                )
+                let registered: DynamicRegistration.Registered
+                do {
+                    registered = try await DynamicRegistration.register(
+                        metadata,
+                        at: endpoint,
+                        initialAccessToken: initialAccessToken,
+                        transport: transport
+                    )
+                } catch let error as OAuth2.Error where error.code == .serverRefused || error.code == .malformedResponse {
+                    // The phase, typed: what failed is the registration, whatever the server said.
+                    throw OAuth2.Error(
+                        .registrationRefused,
+                        error.reason,
+                        serverError: error.serverError,
+                        status: error.status
+                    )
+                }
                 return (try registered.client(), .dynamicallyRegistered(registered))
             }
         }
