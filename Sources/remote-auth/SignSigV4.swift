@@ -135,10 +135,38 @@ struct SignSigV4: ParsableCommand {
                 sessionToken: token
             )
         }
-        guard var credentials = AWS.Credentials.fromEnvironment(environment) else {
-            throw CLIFailure("missing credentials: --user KEY:SECRET, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY")
+        guard var credentials = try AWS.Credentials.fromEnvironment(environment) ?? sharedCredentials(environment)
+        else {
+            throw CLIFailure(
+                "missing credentials: --user KEY:SECRET, AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or a profile in ~/.aws/credentials (AWS_PROFILE, AWS_SHARED_CREDENTIALS_FILE)"
+            )
         }
         if token != nil { credentials.sessionToken = token }
         return credentials
+    }
+
+    /// The profile `AWS_PROFILE` (else `default`) of the shared credentials file
+    /// (`AWS_SHARED_CREDENTIALS_FILE`, else `~/.aws/credentials`), as the AWS CLI reads it after
+    /// the environment's keys; `nil` when there is no such file and neither variable names one.
+    static func sharedCredentials(_ environment: [String: String]) throws -> AWS.Credentials? {
+        let named = environment["AWS_SHARED_CREDENTIALS_FILE"].flatMap { $0.isEmpty ? nil : $0 }
+        let profile = environment["AWS_PROFILE"].flatMap { $0.isEmpty ? nil : $0 }
+        let home = environment["HOME"] ?? NSHomeDirectory()
+        let path = named ?? home + "/.aws/credentials"
+        guard let data = FileManager.default.contents(atPath: path) else {
+            guard named == nil, profile == nil else {
+                throw CLIFailure("cannot read the shared credentials file '\(path)'")
+            }
+            return nil
+        }
+        do {
+            return try AWS.Credentials.fromSharedCredentialsFile(
+                String(decoding: data, as: UTF8.self),
+                profile: profile ?? "default",
+                source: "'\(path)'"
+            )
+        } catch let error as AWS.SigV4Error {
+            throw CLIFailure("missing credentials: \(error.reason)")
+        }
     }
 }

@@ -37,4 +37,46 @@ import Testing
         #expect(malformed.status == 2)
         #expect(malformed.stderr == "remote-auth: --aws-sigv4 must be aws:amz:REGION:SERVICE, not 'aws:us-east-1'\n")
     }
+
+    /// The shared credentials file, as the AWS CLI reads it after the environment's keys:
+    /// `AWS_PROFILE`'s section of `AWS_SHARED_CREDENTIALS_FILE` (else `[default]` of
+    /// `~/.aws/credentials`); a profile that is not there is named, and nothing is sent.
+    @Test func credentialsFromTheSharedFile() async throws {
+        let sandbox = try SandboxProcess([])
+        let base = try await sandbox.baseURL()
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("aws-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        try FileManager.default.createDirectory(atPath: home + "/.aws", withIntermediateDirectories: true)
+        try Data(
+            """
+            [default]
+            aws_access_key_id = AKIDNOTHERE
+            aws_secret_access_key = wrong
+
+            # the sandbox's key
+            [sandbox]
+            aws_access_key_id=AKIDSANDBOX
+            aws_secret_access_key = sandbox-aws-secret
+            s3 =
+              max_concurrent_requests = 4
+
+            """.utf8
+        ).write(to: URL(fileURLWithPath: home + "/.aws/credentials"))
+        let call = ["request", "-f", "--aws-sigv4", "aws:amz:us-east-1:sandbox", base + "/1.1/account/verify_credentials.json"]
+        let profile = try await CLI.run(call, environment: ["HOME": home, "AWS_PROFILE": "sandbox"])
+        #expect(profile.status == 0, "\(profile.stderr)")
+        #expect(profile.stdout.contains("\"screen_name\":\"alice\""))
+        // [default] holds a key the sandbox does not know: refused, so it was the one used.
+        let fallback = try await CLI.run(call, environment: ["HOME": home])
+        #expect(fallback.status == 22, "\(fallback.stderr)")
+        let named = try await CLI.run(
+            call,
+            environment: ["HOME": "/nonexistent", "AWS_SHARED_CREDENTIALS_FILE": home + "/.aws/credentials", "AWS_PROFILE": "ci"]
+        )
+        #expect(named.status == 2)
+        #expect(
+            named.stderr == "remote-auth: missing credentials: '\(home)/.aws/credentials' has no profile [ci]\n",
+            "\(named.stderr)"
+        )
+    }
 }
