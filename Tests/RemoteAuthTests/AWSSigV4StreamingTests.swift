@@ -104,4 +104,64 @@ import Testing
                 + 86
         )
     }
+
+    /// The server side: the documented upload verifies and decodes; a changed octet, a changed
+    /// chunk signature, a body cut short, octets after the final chunk or a wrong decoded length
+    /// are each refused with their code.
+    @Test(arguments: try Vectors.load("sigv4_streaming", as: Vector.self))
+    func theVerifierDecodesAndRefuses(_ vector: Vector) throws {
+        let signer = AWS.SigV4Signer(
+            credentials: .init(accessKeyID: vector.access_key_id, secretAccessKey: Secret(vector.secret_access_key)),
+            region: vector.region,
+            service: vector.service
+        )
+        var request = try HTTPRequest(method: .init(vector.method)!, absoluteURL: vector.url)
+        for pair in vector.headers { request.headerFields[HTTPField.Name(pair[0])!] = pair[1] }
+        let payload = [UInt8](repeating: Array(vector.payload.octet.utf8)[0], count: vector.payload.length)
+        var (signed, chunks) = try signer.signStreaming(
+            request,
+            decodedLength: payload.count,
+            chunkSize: vector.chunk_size,
+            date: vector.date
+        )
+        var body: [UInt8] = []
+        var offset = 0
+        for chunk in vector.chunks {
+            body += try chunks.frame(payload[offset..<offset + chunk.size])
+            offset += chunk.size
+        }
+        let verifier = AWS.SigV4Verifier { $0 == vector.access_key_id ? Secret(vector.secret_access_key) : nil }
+        let now: Int64 = 1_369_353_600  // 2013-05-24T00:00:00Z
+        let verified = try verifier.verify(signed.request, body: body, now: now)
+        #expect(verified.decodedBody == payload)
+
+        func code(_ body: [UInt8], _ request: HTTPRequest? = nil) -> AWS.SigV4Error.Code? {
+            do {
+                _ = try verifier.verify(request ?? signed.request, body: body, now: now)
+                return nil
+            } catch let error as AWS.SigV4Error {
+                return error.code
+            } catch {
+                return nil
+            }
+        }
+        var changed = body
+        changed[200] = UInt8(ascii: "b")
+        #expect(code(changed) == .signatureDoesNotMatch)
+        var resigned = body
+        resigned[22] = resigned[22] == UInt8(ascii: "0") ? UInt8(ascii: "1") : UInt8(ascii: "0")
+        #expect(code(resigned) == .signatureDoesNotMatch)
+        #expect(code(Array(body.dropLast(3))) == .invalidRequest)
+        #expect(code(body + Array("x".utf8)) == .invalidRequest)
+        var lying = signed.request
+        lying.headerFields[HTTPField.Name("x-amz-decoded-content-length")!] = "66559"
+        #expect(code(body, lying) == .signatureDoesNotMatch, "the length is a signed field")
+        // A signer that sends fewer octets than it declared (and signed).
+        let short = try signer.signStreaming(request, decodedLength: 10, chunkSize: 8192, date: vector.date)
+        var shortChunks = short.chunks
+        let shortBody = try shortChunks.frame(payload.prefix(5)) + shortChunks.frame([UInt8]())
+        #expect(code(shortBody, short.signed.request) == .invalidRequest)
+        // Unsigned framing is refused before any signature is compared.
+        #expect(code(Array("zz;chunk-signature=".utf8)) == .invalidRequest)
+    }
 }

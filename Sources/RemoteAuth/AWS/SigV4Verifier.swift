@@ -6,7 +6,9 @@ extension AWS {
     /// Signature=…`), checks `X-Amz-Date` against the scope's day and the clock, rebuilds the
     /// canonical request from the signed fields (`host` must be one), the body's SHA-256 (or the
     /// `x-amz-content-sha256` the request declares, checked against the body unless it is
-    /// `UNSIGNED-PAYLOAD`), and compares signatures in constant time.
+    /// `UNSIGNED-PAYLOAD`), and compares signatures in constant time. An `aws-chunked` upload
+    /// (`STREAMING-AWS4-HMAC-SHA256-PAYLOAD`) has each chunk's signature checked and its payload
+    /// returned in ``Verified/decodedBody``.
     public struct SigV4Verifier: Sendable {
         /// The secret of an access key id; `nil` for an unknown key.
         public let secret: @Sendable (_ accessKeyID: String) -> Secret?
@@ -23,12 +25,22 @@ extension AWS {
             public let region: String
             public let service: String
             public let signedHeaders: [String]
+            /// For an `aws-chunked` upload (`STREAMING-AWS4-HMAC-SHA256-PAYLOAD`): the payload,
+            /// every chunk's signature verified and the framing removed. `nil` otherwise.
+            public let decodedBody: [UInt8]?
 
-            public init(accessKeyID: String, region: String, service: String, signedHeaders: [String]) {
+            public init(
+                accessKeyID: String,
+                region: String,
+                service: String,
+                signedHeaders: [String],
+                decodedBody: [UInt8]? = nil
+            ) {
                 self.accessKeyID = accessKeyID
                 self.region = region
                 self.service = service
                 self.signedHeaders = signedHeaders
+                self.decodedBody = decodedBody
             }
         }
 
@@ -63,7 +75,8 @@ extension AWS {
             covered.headerFields = HTTPFields(request.headerFields.filter { signed.contains($0.name.canonicalName) })
             let declared = request.headerFields[SigV4Signer.contentSHA256]
             let hash = SigV4Signer.hexSHA256(body)
-            if let declared, declared != "UNSIGNED-PAYLOAD", declared != hash {
+            let streaming = declared == SigV4Signer.streamingPayload
+            if let declared, declared != "UNSIGNED-PAYLOAD", !streaming, declared != hash {
                 throw SigV4Error("x-amz-content-sha256 is not the body's SHA-256", code: .signatureDoesNotMatch)
             }
             let signer = SigV4Signer(
@@ -76,7 +89,90 @@ extension AWS {
             guard canonical.signedHeaders == fields.signedHeaders, constantTimeEquals(expected, fields.signature) else {
                 throw SigV4Error("the signature does not match the request", code: .signatureDoesNotMatch)
             }
-            return Verified(accessKeyID: scope[0], region: scope[2], service: scope[3], signedHeaders: signed)
+            var decoded: [UInt8]?
+            if streaming {
+                var chunks = SigV4ChunkSigner(
+                    seedSignature: expected,
+                    date: date,
+                    scope: signer.scope(date),
+                    key: signer.signingKey(date: date)
+                )
+                decoded = try Self.decodeChunked(body, with: &chunks)
+                let declaredLength = request.headerFields[HTTPField.Name("x-amz-decoded-content-length")!]
+                guard declaredLength == String(decoded?.count ?? -1) else {
+                    throw SigV4Error(
+                        "x-amz-decoded-content-length is not the length of the decoded body",
+                        code: .invalidRequest
+                    )
+                }
+            }
+            return Verified(
+                accessKeyID: scope[0],
+                region: scope[2],
+                service: scope[3],
+                signedHeaders: signed,
+                decodedBody: decoded
+            )
+        }
+
+        /// The payload of an `aws-chunked` body, each chunk's signature checked in order
+        /// against `chunks` (constant time), up to the final empty chunk, which must end the body.
+        ///
+        /// - Throws: ``SigV4Error`` `.invalidRequest` for broken framing, `.signatureDoesNotMatch`
+        ///   for a chunk whose signature is not the expected one.
+        static func decodeChunked(_ body: [UInt8], with chunks: inout SigV4ChunkSigner) throws -> [UInt8] {
+            var decoded: [UInt8] = []
+            var index = 0
+            func malformed(_ what: String) -> SigV4Error {
+                SigV4Error("the aws-chunked body is malformed: \(what)", code: .invalidRequest)
+            }
+            let marker = Array(";chunk-signature=".utf8)
+            while true {
+                // hex size (at most 8 digits), ";chunk-signature=", 64 hex digits, CRLF.
+                var size = 0
+                var digits = 0
+                while index < body.count, let digit = Self.hexValue(body[index]) {
+                    guard digits < 8 else { throw malformed("a chunk size of more than 8 hex digits") }
+                    size = size * 16 + digit
+                    digits += 1
+                    index += 1
+                }
+                guard digits > 0, body.count - index >= marker.count + 64 + 2,
+                    Array(body[index..<index + marker.count]) == marker
+                else { throw malformed("a chunk header is not SIZE;chunk-signature=SIGNATURE") }
+                index += marker.count
+                let signature = String(decoding: body[index..<index + 64], as: UTF8.self)
+                index += 64
+                guard body[index] == 0x0D, body[index + 1] == 0x0A else {
+                    throw malformed("a chunk header does not end with CRLF")
+                }
+                index += 2
+                guard body.count - index >= size + 2 else { throw malformed("a chunk is shorter than its size") }
+                let data = body[index..<index + size]
+                index += size
+                guard body[index] == 0x0D, body[index + 1] == 0x0A else {
+                    throw malformed("a chunk's data does not end with CRLF")
+                }
+                index += 2
+                let expected = try chunks.signature(of: data)
+                guard constantTimeEquals(expected, signature) else {
+                    throw SigV4Error("a chunk's signature does not match", code: .signatureDoesNotMatch)
+                }
+                decoded.append(contentsOf: data)
+                if size == 0 {
+                    guard index == body.count else { throw malformed("octets after the final chunk") }
+                    return decoded
+                }
+            }
+        }
+
+        static func hexValue(_ octet: UInt8) -> Int? {
+            switch octet {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): Int(octet - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): Int(octet - UInt8(ascii: "a") + 10)
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): Int(octet - UInt8(ascii: "A") + 10)
+            default: nil
+            }
         }
 
         /// `Credential`, `SignedHeaders` and `Signature` of an `AWS4-HMAC-SHA256` value, each once.
