@@ -193,6 +193,16 @@ for v in jose:
         add("id_token", "\n\n\n\n\n" + v["jws"])
 add("id_token", "\n\n\n\n\neyJhbGciOiJSU0EtT0FFUCIsImVuYyI6IkEyNTZHQ00ifQ.a.b.c.d")
 
+# sigv4_chunked: bodies as sent and payloads to frame (the target uses each input both ways).
+streaming = load("sigv4_streaming")[0]
+zero = "0" * 64
+add("sigv4_chunked", "")
+add("sigv4_chunked", "hello")
+add("sigv4_chunked", f"5;chunk-signature={zero}\r\nhello\r\n0;chunk-signature={zero}\r\n\r\n")
+add("sigv4_chunked", f"0;chunk-signature={streaming['chunks'][2]['signature']}\r\n\r\n")
+add("sigv4_chunked", f"400;chunk-signature={streaming['chunks'][1]['signature']}\r\n" + "a" * 1024 + "\r\n")
+add("sigv4_chunked", "a" * 9000)
+
 for target, items in seeds.items():
     directory = corpus / target
     directory.mkdir(parents=True, exist_ok=True)
