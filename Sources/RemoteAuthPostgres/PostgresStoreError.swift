@@ -1,4 +1,5 @@
 public import RemoteAuth
+
 /// Why a ``PostgresTokenStore`` could not do what it was asked: a stable ``code`` and a
 /// ``reason`` that never holds a secret (no session, no bound value, no server message that could
 /// quote one).
@@ -14,8 +15,10 @@ public struct PostgresStoreError: Error, Hashable, CustomStringConvertible {
         public static let lockTimeout = Code(base: .lockTimeout)
         /// A stored session is not the JSON this store writes.
         public static let corruptSession = Code(base: .corruptSession)
-        /// The database refused or failed a statement, or could not be reached: ``underlying``
-        /// is postgres-nio's error.
+        /// The database refused or failed a statement, or could not be reached, or the
+        /// connection was lost (the reason says which): ``underlying`` is postgres-nio's error.
+        /// A connection lost inside a change rolls it back, unless it was lost during the
+        /// `COMMIT`, whose outcome is then unknown: read the session again.
         public static let database = Code(base: .database)
         public var description: String { base.rawValue }
     }

@@ -188,6 +188,7 @@ public final class PostgresTokenStore: CoordinatedTokenStore {
         account: String,
         on connection: PostgresConnection
     ) async throws -> StoredSession? {
+        try Self.checkOpen(connection)
         let rows = try await connection.query(
             "SELECT session::text FROM \(unescaped: table) WHERE service = \(service) AND account = \(account)",
             logger: logger
@@ -241,7 +242,21 @@ public final class PostgresTokenStore: CoordinatedTokenStore {
     /// (a lock wait that timed out) arrives with its rows, and is thrown here, not at the next
     /// statement.
     private func execute(_ query: PostgresQuery, on connection: PostgresConnection) async throws {
+        try Self.checkOpen(connection)
         for try await _ in try await connection.query(query, logger: logger) {}
+    }
+
+    /// The connection was closed (the server ended it, or it dropped) before a statement.
+    private struct ConnectionClosed: Error {}
+
+    /// Throws ``ConnectionClosed`` when `connection` is closed: postgres-nio never answers a
+    /// query written to a closed connection (its channel write fails unheard; see
+    /// vapor/postgres-nio#487, reverted in #501), so a transaction whose connection dropped
+    /// while its body was suspended would wait forever at its next statement. A close that
+    /// lands between this check and the write is not caught; one during a statement fails that
+    /// statement.
+    private static func checkOpen(_ connection: PostgresConnection) throws {
+        if connection.isClosed { throw ConnectionClosed() }
     }
 
     /// Runs `body`, turning postgres-nio's errors into ``PostgresStoreError``s (`doing` says what
@@ -249,6 +264,8 @@ public final class PostgresTokenStore: CoordinatedTokenStore {
     private func run<T>(_ doing: String, _ body: () async throws -> T) async throws -> T {
         do {
             return try await body()
+        } catch is ConnectionClosed {
+            throw PostgresStoreError(.database, "cannot \(doing): the connection to the server was lost")
         } catch let error as PSQLError {
             if error.serverInfo?[.sqlState] == "55P03" {
                 throw PostgresStoreError(
@@ -257,8 +274,31 @@ public final class PostgresTokenStore: CoordinatedTokenStore {
                     underlying: error
                 )
             }
+            if let lost = Self.connectionLost(error) {
+                throw PostgresStoreError(.database, "cannot \(doing): \(lost)", underlying: error)
+            }
             let state = error.serverInfo?[.sqlState].map { ", SQLSTATE \($0)" } ?? ""
             throw PostgresStoreError(.database, "cannot \(doing): \(error.code)\(state)", underlying: error)
+        }
+    }
+
+    /// Why the connection is gone, when `error` says it is: closed under the statement, not
+    /// made, or ended by the server (SQLSTATE class 57P, `operator_intervention`:
+    /// `pg_terminate_backend`, a shutdown, a server still starting; class 08,
+    /// `connection_exception`).
+    private static func connectionLost(_ error: PSQLError) -> String? {
+        switch error.code {
+        case .serverClosedConnection, .uncleanShutdown:
+            return "the connection to the server was lost"
+        case .connectionError:
+            return "cannot connect to the server"
+        case .server:
+            guard let state = error.serverInfo?[.sqlState], state.hasPrefix("57P") || state.hasPrefix("08") else {
+                return nil
+            }
+            return "the server ended the connection (SQLSTATE \(state))"
+        default:
+            return nil
         }
     }
 
