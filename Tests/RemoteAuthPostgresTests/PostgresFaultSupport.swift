@@ -3,6 +3,7 @@ import HTTPTypes
 import PostgresNIO
 import RemoteAuth
 import RemoteAuthAsyncHTTPClient
+import RemoteAuthPostgres
 import RemoteAuthSandbox
 import Testing
 
@@ -114,5 +115,31 @@ enum Faults {
             clientID: "demo-app",
             resourceOrigins: [sandbox.baseURL]
         )
+    }
+
+    /// One token session per client (each its own store over its own pool) restoring the
+    /// session saved under `sandbox`/`alice`, refreshed only once expired, and an
+    /// authenticating client over each.
+    static func instances(
+        _ clients: [PostgresClient],
+        table: String,
+        transport: some HTTPTransport,
+        now: @escaping @Sendable () -> Int64
+    ) async throws -> (sessions: [OAuth2.TokenSession], apis: [AuthenticatingClient]) {
+        var sessions: [OAuth2.TokenSession] = []
+        var apis: [AuthenticatingClient] = []
+        for client in clients {
+            let session = try await OAuth2.TokenSession.restore(
+                from: try PostgresTokenStore(client: client, table: table),
+                service: "sandbox",
+                account: "alice",
+                transport: transport,
+                policy: .init(expirySkew: 0),
+                now: now
+            )
+            sessions.append(session)
+            apis.append(AuthenticatingClient(transport: transport, session: session))
+        }
+        return (sessions, apis)
     }
 }

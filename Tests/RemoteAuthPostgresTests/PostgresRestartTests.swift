@@ -85,20 +85,12 @@ extension PostgresServer {
                     try await Database.withClients(instances + 1) { clients in
                         let blocker = try PostgresTokenStore(client: clients[instances], table: table)
                         try await blocker.save(signedIn, service: "sandbox", account: "alice")
-                        var sessions: [OAuth2.TokenSession] = []
-                        var apis: [AuthenticatingClient] = []
-                        for client in clients.prefix(instances) {
-                            let session = try await OAuth2.TokenSession.restore(
-                                from: try PostgresTokenStore(client: client, table: table),
-                                service: "sandbox",
-                                account: "alice",
-                                transport: transport,
-                                policy: .init(expirySkew: 0),
-                                now: now
-                            )
-                            sessions.append(session)
-                            apis.append(AuthenticatingClient(transport: transport, session: session))
-                        }
+                        let (sessions, apis) = try await Faults.instances(
+                            Array(clients.prefix(instances)),
+                            table: table,
+                            transport: transport,
+                            now: now
+                        )
                         let tokenAnswers = { log.withLock { $0.filter { $0.hasPrefix("POST /oauth2/token ") } } }
 
                         // A round before the fault: every request succeeds.

@@ -270,31 +270,7 @@ extension PostgresServer {
             try await Sandbox.withSandbox(configuration) { sandbox in
                 try await AsyncHTTPClientTransport.withTransport { transport in
                     let now: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
-                    let metadata = try await OAuth2.Flow.discover(issuer: sandbox.baseURL, transport: transport)
-                    let flow = OAuth2.Flow(
-                        server: .init(metadata: metadata),
-                        client: .public(id: "demo-app"),
-                        transport: transport,
-                        now: now
-                    )
-                    let request = try flow.authorizationRequest(
-                        redirectURI: "http://127.0.0.1/callback",
-                        scope: ["statuses:read"],
-                        random: .system
-                    )
-                    let (answer, _) = try await transport.send(
-                        try HTTPRequest(method: .get, absoluteURL: request.url),
-                        body: nil
-                    )
-                    let redirect = try #require(answer.headerFields[.location])
-                    let tokens = try await flow.tokens(fromCallback: redirect, pending: request.pending)
-                    let signedIn = OAuth2.Session(
-                        tokens: tokens,
-                        issuer: metadata.issuer,
-                        tokenEndpoint: metadata.tokenEndpoint ?? "",
-                        clientID: "demo-app",
-                        resourceOrigins: [sandbox.baseURL]
-                    )
+                    let signedIn = try await Faults.signIn(to: sandbox, transport: transport, now: now)
                     let url = sandbox.baseURL + "/1.1/account/verify_credentials.json"
                     try await Database.withClients(instances) { clients in
                         try await PostgresTokenStore(client: clients[0], table: table).save(
@@ -302,20 +278,12 @@ extension PostgresServer {
                             service: "sandbox",
                             account: "alice"
                         )
-                        var sessions: [OAuth2.TokenSession] = []
-                        var apiClients: [AuthenticatingClient] = []
-                        for client in clients {
-                            let session = try await OAuth2.TokenSession.restore(
-                                from: try PostgresTokenStore(client: client, table: table),
-                                service: "sandbox",
-                                account: "alice",
-                                transport: transport,
-                                policy: .init(expirySkew: 0),
-                                now: now
-                            )
-                            sessions.append(session)
-                            apiClients.append(AuthenticatingClient(transport: transport, session: session))
-                        }
+                        let (sessions, apiClients) = try await Faults.instances(
+                            clients,
+                            table: table,
+                            transport: transport,
+                            now: now
+                        )
                         let signInTokens = log.withLock { $0.filter { $0 == "POST /oauth2/token 200" }.count }
                         let rounds = 3
                         var seconds = Set<Int64>()

@@ -35,18 +35,23 @@ import Testing
         let seed_signature: String
         let chunks: [Chunk]
         var testDescription: String { name }
+
+        /// The signer, the request before signing, and the payload.
+        func inputs() throws -> (AWS.SigV4Signer, HTTPRequest, [UInt8]) {
+            let signer = AWS.SigV4Signer(
+                credentials: .init(accessKeyID: access_key_id, secretAccessKey: Secret(secret_access_key)),
+                region: region,
+                service: service
+            )
+            var request = try HTTPRequest(method: .init(method)!, absoluteURL: url)
+            for pair in headers { request.headerFields[HTTPField.Name(pair[0])!] = pair[1] }
+            return (signer, request, [UInt8](repeating: Array(payload.octet.utf8)[0], count: payload.length))
+        }
     }
 
     @Test(arguments: try Vectors.load("sigv4_streaming", as: Vector.self))
     func theDocumentedExample(_ vector: Vector) throws {
-        let signer = AWS.SigV4Signer(
-            credentials: .init(accessKeyID: vector.access_key_id, secretAccessKey: Secret(vector.secret_access_key)),
-            region: vector.region,
-            service: vector.service
-        )
-        var request = try HTTPRequest(method: .init(vector.method)!, absoluteURL: vector.url)
-        for pair in vector.headers { request.headerFields[HTTPField.Name(pair[0])!] = pair[1] }
-        let payload = [UInt8](repeating: Array(vector.payload.octet.utf8)[0], count: vector.payload.length)
+        let (signer, request, payload) = try vector.inputs()
         var (signed, chunks) = try signer.signStreaming(
             request,
             decodedLength: payload.count,
@@ -92,6 +97,11 @@ import Testing
         #expect(throws: AWS.SigV4Error.self) {
             try signer.signStreaming(request, decodedLength: 10, chunkSize: 1024, date: "20240101T000000Z")
         }
+        let other = AWS.SigV4Signer(credentials: signer.credentials, region: "us-east-1", service: "execute-api")
+        let refused = #expect(throws: AWS.SigV4Error.self) {
+            try other.signStreaming(request, decodedLength: 10, date: "20240101T000000Z")
+        }
+        #expect(refused?.reason == "aws-chunked uploads are S3's (service s3), not execute-api's")
         var (_, chunks) = try signer.signStreaming(request, decodedLength: 10, date: "20240101T000000Z")
         _ = try chunks.frame(Array(repeating: 1, count: 10))
         _ = try chunks.frame([UInt8]())
@@ -110,14 +120,7 @@ import Testing
     /// are each refused with their code.
     @Test(arguments: try Vectors.load("sigv4_streaming", as: Vector.self))
     func theVerifierDecodesAndRefuses(_ vector: Vector) throws {
-        let signer = AWS.SigV4Signer(
-            credentials: .init(accessKeyID: vector.access_key_id, secretAccessKey: Secret(vector.secret_access_key)),
-            region: vector.region,
-            service: vector.service
-        )
-        var request = try HTTPRequest(method: .init(vector.method)!, absoluteURL: vector.url)
-        for pair in vector.headers { request.headerFields[HTTPField.Name(pair[0])!] = pair[1] }
-        let payload = [UInt8](repeating: Array(vector.payload.octet.utf8)[0], count: vector.payload.length)
+        let (signer, request, payload) = try vector.inputs()
         var (signed, chunks) = try signer.signStreaming(
             request,
             decodedLength: payload.count,

@@ -81,14 +81,17 @@ extension AWS.SigV4Signer {
     /// STREAMING-AWS4-HMAC-SHA256-PAYLOAD` set and signed; the seed signature in
     /// `Authorization`. The ``AWS/SigV4ChunkSigner`` it returns signs the chunks, in order.
     ///
-    /// - Throws: ``AWS/SigV4Error`` for a chunk size under 8 KiB (S3's least, the last chunk
-    ///   aside) or a request without an authority or path.
+    /// - Throws: ``AWS/SigV4Error`` for a service other than `s3`, a chunk size under 8 KiB
+    ///   (S3's least, the last chunk aside) or a request without an authority or path.
     public func signStreaming(
         _ request: HTTPRequest,
         decodedLength: Int,
         chunkSize: Int = 64 * 1024,
         date: String? = nil
     ) throws -> (signed: Signed, chunks: AWS.SigV4ChunkSigner) {
+        guard service == "s3" else {
+            throw AWS.SigV4Error("aws-chunked uploads are S3's (service s3), not \(service)'s")
+        }
         guard chunkSize >= 8 * 1024, decodedLength >= 0 else {
             throw AWS.SigV4Error("an aws-chunked upload sends chunks of at least 8192 octets, not \(chunkSize)")
         }

@@ -23,25 +23,7 @@ extension OAuth2.DynamicRegistration {
     ) async throws -> Registered {
         let (uri, token) = try managed(registration)
         let (response, body) = try await transport.send(request(.get, uri: uri, token: token), body: nil)
-        do {
-            try refuseWithoutBody(response, body: body)
-            let registered = try parse(status: response.status.code, body: body)
-            guard registered.clientID == registration.clientID else {
-                throw OAuth2.Error(
-                    .malformedResponse,
-                    "the registration is for client '\(PeerText.printable(registered.clientID, limit: 200))', not '\(registration.clientID)' (RFC 7592 §2.1)",
-                    status: response.status.code
-                )
-            }
-            return registered
-        } catch let error as OAuth2.Error {
-            throw OAuth2.Error(
-                error.code,
-                "GET \(uri): \(error.reason)",
-                serverError: error.serverError,
-                status: error.status
-            )
-        }
+        return try answered(registration, "GET", uri, response, body, section: "§2.1")
     }
 
     /// Replaces the client's registered metadata with `metadata`
@@ -69,25 +51,7 @@ extension OAuth2.DynamicRegistration {
         request.headerFields[.contentType] = "application/json"
         let body = Array(try JSONEncoder().encode(JSONValue.object(members)))
         let (response, answer) = try await transport.send(request, body: body)
-        do {
-            try refuseWithoutBody(response, body: answer)
-            let registered = try parse(status: response.status.code, body: answer)
-            guard registered.clientID == registration.clientID else {
-                throw OAuth2.Error(
-                    .malformedResponse,
-                    "the registration is for client '\(PeerText.printable(registered.clientID, limit: 200))', not '\(registration.clientID)' (RFC 7592 §2.2)",
-                    status: response.status.code
-                )
-            }
-            return registered
-        } catch let error as OAuth2.Error {
-            throw OAuth2.Error(
-                error.code,
-                "PUT \(uri): \(error.reason)",
-                serverError: error.serverError,
-                status: error.status
-            )
-        }
+        return try answered(registration, "PUT", uri, response, answer, section: "§2.2")
     }
 
     /// Deletes the client's registration at the server
@@ -117,6 +81,37 @@ extension OAuth2.DynamicRegistration {
             throw OAuth2.Error(
                 error.code,
                 "DELETE \(uri): \(error.reason)",
+                serverError: error.serverError,
+                status: error.status
+            )
+        }
+    }
+
+    /// The registration a read or an update answered (RFC 7592 §3): a bare refusal named, the
+    /// answer read, its `client_id` that of `registration`; errors prefixed with the request.
+    static func answered(
+        _ registration: OAuth2.ClientRegistration,
+        _ method: String,
+        _ uri: String,
+        _ response: HTTPResponse,
+        _ body: [UInt8],
+        section: String
+    ) throws -> Registered {
+        do {
+            try refuseWithoutBody(response, body: body)
+            let registered = try parse(status: response.status.code, body: body)
+            guard registered.clientID == registration.clientID else {
+                throw OAuth2.Error(
+                    .malformedResponse,
+                    "the registration is for client '\(PeerText.printable(registered.clientID, limit: 200))', not '\(registration.clientID)' (RFC 7592 \(section))",
+                    status: response.status.code
+                )
+            }
+            return registered
+        } catch let error as OAuth2.Error {
+            throw OAuth2.Error(
+                error.code,
+                "\(method) \(uri): \(error.reason)",
                 serverError: error.serverError,
                 status: error.status
             )
