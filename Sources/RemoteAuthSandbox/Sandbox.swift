@@ -191,6 +191,7 @@ public enum Sandbox {
             documents: configuration.clientIDMetadataDocuments
                 ? ClientMetadataDocuments(
                     allowLoopbackHTTP: configuration.allowLoopbackClientMetadata,
+                    timeoutSeconds: configuration.clientMetadataDocumentTimeout,
                     now: configuration.now
                 ) : nil
         )

@@ -314,6 +314,10 @@ public struct SandboxConfiguration: Sendable {
     /// (`--allow-loopback-client-metadata`), for a client under development whose document is
     /// served locally; off by default.
     public var allowLoopbackClientMetadata = false
+    /// Seconds a client metadata document's fetch may take in all (connection, request, body)
+    /// before the endpoint that named it refuses the client. Default 5: a document is a small
+    /// static file.
+    public var clientMetadataDocumentTimeout: Int64 = 5
     /// Serve HTTPS with this material.
     public var tls: TLSMaterial?
     /// Called with the head of every request that reaches the router, before it is handled:

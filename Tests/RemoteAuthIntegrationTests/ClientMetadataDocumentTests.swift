@@ -148,6 +148,9 @@ private typealias W = OAuth2Wire
     static func configuration(loopback: Bool = true) -> SandboxConfiguration {
         var configuration = SandboxConfiguration.demo()
         configuration.allowLoopbackClientMetadata = loopback
+        // The fetch's deadline tells a document that arrived from one that never will: these
+        // tests serve theirs at once, on a machine that may be loaded.
+        configuration.clientMetadataDocumentTimeout = 120
         return configuration
     }
 

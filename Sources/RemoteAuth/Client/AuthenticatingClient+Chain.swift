@@ -1,4 +1,6 @@
 import HTTPTypes
+import Logging
+import Tracing
 
 /// The authenticator chain of ``AuthenticatingClient``: each ``RequestAuthenticator`` for the
 /// request's origin authenticates every attempt and judges every response; a retry they ask for
@@ -34,17 +36,35 @@ extension AuthenticatingClient {
         var attempt = AuthenticationAttempt(request: request, requestBody: body)
         if let preemptive { attempt[CredentialStoreAuthenticator.preemptiveOverride] = preemptive }
         var chainRetries = 0
+        var logged = 0
         while true {
-            for authenticator in all { try await authenticator.authenticate(&attempt) }
-            let (response, responseBody) = try await send(attempt.request, attempt.sentBody, sensitive)
-            attempt.responseBody = inMemory(responseBody)
-            var retry = false
-            var chainAsked = false
-            // Every authenticator sees every response, even after one asked for a retry.
-            for (index, authenticator) in all.enumerated()
-            where try await authenticator.judge(response, to: &attempt) == .retry {
-                retry = true
-                if index >= builtIn.count { chainAsked = true }
+            // One span per attempt: its method, redacted URL, status, and the authenticators'
+            // decisions as events (none carries a credential).
+            let (response, responseBody, retry, chainAsked) = try await withSpan(
+                "RemoteAuth.attempt",
+                ofKind: .client
+            ) { span in
+                span.attributes["http.request.method"] = attempt.request.method.rawValue
+                span.attributes["url.full"] = Redaction.redactedURL(attempt.request.absoluteURL)
+                span.attributes["remote_auth.attempt"] = attempt.number
+                defer {
+                    logDecisions(of: attempt, from: logged, on: span)
+                    logged = attempt.decisions.count
+                }
+                for authenticator in all { try await authenticator.authenticate(&attempt) }
+                let (response, responseBody) = try await send(attempt.request, attempt.sentBody, sensitive)
+                span.attributes["http.response.status_code"] = Int(response.status.code)
+                attempt.responseBody = inMemory(responseBody)
+                var retry = false
+                var chainAsked = false
+                // Every authenticator sees every response, even after one asked for a retry.
+                for (index, authenticator) in all.enumerated()
+                where try await authenticator.judge(response, to: &attempt) == .retry {
+                    retry = true
+                    if index >= builtIn.count { chainAsked = true }
+                }
+                span.attributes["remote_auth.retry"] = retry
+                return (response, responseBody, retry, chainAsked)
             }
             guard retry else { return (response, responseBody) }
             if chainAsked { chainRetries += 1 }
@@ -61,6 +81,25 @@ extension AuthenticatingClient {
                 )
             }
             attempt = attempt.retry(request: request, requestBody: body)
+        }
+    }
+
+    /// The decisions made since `start`: each logged at `debug` and added to `span` as an event.
+    private func logDecisions(of attempt: AuthenticationAttempt, from start: Int, on span: any Span) {
+        guard start < attempt.decisions.count else { return }
+        for decision in attempt.decisions[start...] {
+            configuration.logger.debug(
+                "authentication",
+                metadata: [
+                    "decision": "\(decision)", "attempt": "\(attempt.number)",
+                    "url": "\(Redaction.redactedURL(attempt.request.absoluteURL))",
+                ]
+            )
+            var attributes: SpanAttributes = [:]
+            attributes["remote_auth.scheme"] = decision.scheme
+            attributes["remote_auth.action"] = decision.action.rawValue
+            if let reason = decision.reason { attributes["remote_auth.reason"] = reason }
+            span.addEvent(SpanEvent(name: "RemoteAuth.decision", attributes: attributes))
         }
     }
 }

@@ -1,4 +1,6 @@
 import HTTPTypes
+public import Logging
+import Tracing
 
 extension JOSE {
     /// An issuer's JWK Set (`jwks_uri`), fetched through an ``HTTPTransport`` and cached.
@@ -32,16 +34,23 @@ extension JOSE {
         private var lastFetchAttempt: Int64?
         /// How many times the set was fetched (for tests and metrics).
         public private(set) var fetchCount = 0
+        /// Where fetches are logged at `debug`: the URL, why, and how many keys came.
+        public nonisolated let logger: Logger
 
         /// - Parameters:
         ///   - url: `jwks_uri`: `https`, or `http` to a loopback host.
         ///   - now: seconds since 1970.
+        ///   - logger: where fetches are logged, at `debug`.
         /// - Throws: ``OAuth2/Error/Code/insecureEndpoint`` for another URL.
         public init(
-            url: String, transport: any HTTPTransport, configuration: Configuration = Configuration(),
-            now: @escaping @Sendable () -> Int64
+            url: String,
+            transport: any HTTPTransport,
+            configuration: Configuration = Configuration(),
+            now: @escaping @Sendable () -> Int64,
+            logger: Logger = Logger(label: "RemoteAuth.JOSE.KeySetCache")
         ) throws {
             try OAuth2.checkEndpoint(url)
+            self.logger = logger
             self.url = url
             self.transport = transport
             self.configuration = configuration
@@ -51,7 +60,7 @@ extension JOSE {
         /// The cached set, fetched when there is none or it is older than the time to live.
         public func keySet() async throws -> KeySet {
             if let cached, now() - cached.fetchedAt < configuration.timeToLive { return cached.set }
-            return try await fetch()
+            return try await fetch(reason: cached == nil ? "first use" : "expired")
         }
 
         /// Verifies `jws` with the issuer's keys: with the cached set, then, when its `kid` is
@@ -61,7 +70,11 @@ extension JOSE {
         /// - Throws: what ``CompactJWS/verify(with:allowing:type:)`` throws;
         ///   ``JOSE/Error/Code/keySetUnavailable`` when the set cannot be fetched.
         @discardableResult
-        public func verify(_ jws: CompactJWS, allowing allowed: Set<Algorithm>, type: String? = nil) async throws
+        public func verify(
+            _ jws: CompactJWS,
+            allowing allowed: Set<Algorithm>,
+            type: String? = nil
+        ) async throws
             -> VerificationKey
         {
             // Header rules first: a token with `alg: none` costs no fetch.
@@ -73,15 +86,32 @@ extension JOSE {
                 guard let last = lastFetchAttempt, now() - last >= configuration.minimumRefetchInterval else {
                     throw error
                 }
-                let fresh = try await fetch()
+                let fresh = try await fetch(reason: "unknown kid")
                 return try jws.verifyCheckedHeader(with: fresh.keys)
             }
         }
 
-        private func fetch() async throws -> KeySet {
+        /// - Parameter reason: why, for the log and the span (`first use`, `expired`, `unknown kid`).
+        private func fetch(reason: String) async throws -> KeySet {
             if let inFlight { return try await inFlight.value }
-            let task = Task { [url, transport, configuration] in
-                try await Self.load(url: url, transport: transport, configuration: configuration)
+            let task = Task { [url, transport, configuration, logger] in
+                try await withSpan("RemoteAuth.JOSE.keySetFetch", ofKind: .client) { span in
+                    span.attributes["url.full"] = Redaction.redactedURL(url)
+                    span.attributes["remote_auth.reason"] = reason
+                    do {
+                        let set = try await Self.load(url: url, transport: transport, configuration: configuration)
+                        span.attributes["remote_auth.keys"] = set.keys.count
+                        logger.debug(
+                            "key set fetched",
+                            metadata: ["url": "\(url)", "reason": "\(reason)", "keys": "\(set.keys.count)"]
+                        )
+                        return set
+                    } catch {
+                        span.setStatus(SpanStatus(code: .error, message: "\(type(of: error))"))
+                        logger.debug("key set fetch failed", metadata: ["url": "\(url)", "reason": "\(reason)"])
+                        throw error
+                    }
+                }
             }
             inFlight = task
             lastFetchAttempt = now()
@@ -92,7 +122,11 @@ extension JOSE {
             return set
         }
 
-        private static func load(url: String, transport: any HTTPTransport, configuration: Configuration)
+        private static func load(
+            url: String,
+            transport: any HTTPTransport,
+            configuration: Configuration
+        )
             async throws -> KeySet
         {
             var fields = HTTPFields()
@@ -107,7 +141,11 @@ extension JOSE {
             guard response.status == .ok else {
                 throw JOSE.Error(.keySetUnavailable, "GET \(url) answered \(response.status.code)")
             }
-            return try KeySet(json: body, maximumKeys: configuration.maximumKeys, maximumBytes: configuration.maximumBytes)
+            return try KeySet(
+                json: body,
+                maximumKeys: configuration.maximumKeys,
+                maximumBytes: configuration.maximumBytes
+            )
         }
     }
 }

@@ -1,4 +1,6 @@
 import HTTPTypes
+public import Logging
+import Tracing
 
 extension OAuth2 {
     /// The OAuth 2 flows of one client at one authorization server, over an ``HTTPTransport``,
@@ -34,6 +36,9 @@ extension OAuth2 {
         /// The DPoP prover whose proofs go with every token and PAR request, set by
         /// ``binding(to:)`` ([RFC 9449 §5](https://www.rfc-editor.org/rfc/rfc9449#section-5)).
         public internal(set) var dpop: DPoP.Prover?
+        /// Where token requests are logged at `debug` (the grant type, the endpoint, the status),
+        /// never a code, a secret or a token.
+        public var logger = Logger(label: "RemoteAuth.OAuth2.Flow")
 
         /// A client that authenticates with its TLS certificate (``ClientAuthentication/tlsClientAuth``,
         /// ``ClientAuthentication/selfSignedTLSClientAuth``) talks to the server's
@@ -238,14 +243,34 @@ extension OAuth2 {
         public func requestToken(_ request: TokenRequest, previous: Tokens? = nil) async throws -> TokenResponse {
             let endpoint = try server.endpoint(server.tokenEndpoint, "token endpoint")
             let (head, body) = try request.httpRequest(to: endpoint, client: client)
-            let (response, responseBody) = try await sendProving(head, body: body)
-            return try TokenResponse.parse(
-                status: response.status.code,
-                body: responseBody,
-                now: now(),
-                previous: previous,
-                redacting: request.secrets + client.secrets
-            )
+            // A span with the grant type and the status ([RFC 6749 §3.2](https://www.rfc-editor.org/rfc/rfc6749#section-3.2));
+            // the body, which holds the grant's secrets, is in neither the span nor the log.
+            return try await withSpan("RemoteAuth.OAuth2.tokenRequest", ofKind: .client) { span in
+                span.attributes["oauth2.grant_type"] = request.grantType.rawValue
+                span.attributes["url.full"] = Redaction.redactedURL(endpoint)
+                let (response, responseBody) = try await sendProving(head, body: body)
+                span.attributes["http.response.status_code"] = Int(response.status.code)
+                logger.debug(
+                    "token request",
+                    metadata: [
+                        "grant_type": "\(request.grantType)", "endpoint": "\(Redaction.redactedURL(endpoint))",
+                        "status": "\(response.status.code)",
+                    ]
+                )
+                do {
+                    return try TokenResponse.parse(
+                        status: response.status.code,
+                        body: responseBody,
+                        now: now(),
+                        previous: previous,
+                        redacting: request.secrets + client.secrets
+                    )
+                } catch let error as OAuth2.Error {
+                    if let code = error.serverError?.code { span.attributes["oauth2.error"] = code.rawValue }
+                    span.setStatus(SpanStatus(code: .error, message: "\(error.code)"))
+                    throw error
+                }
+            }
         }
 
         /// Starts the device grant ([RFC 8628 §3.1](https://www.rfc-editor.org/rfc/rfc8628#section-3.1)).

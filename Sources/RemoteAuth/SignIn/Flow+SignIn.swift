@@ -1,3 +1,6 @@
+import Logging
+import Tracing
+
 extension OAuth2.Flow {
     /// The authorization code flow through `agent`
     /// ([RFC 6749 §4.1](https://www.rfc-editor.org/rfc/rfc6749#section-4.1), PKCE, `state`, the
@@ -17,32 +20,40 @@ extension OAuth2.Flow {
         random: RandomSource = .system
     ) async throws -> OAuth2.Tokens {
         let pending = Locked<OAuth2.PendingAuthorization?>(nil)
-        return try await agent.signIn(
-            redirectURI: redirectURI,
-            authorizationURL: { redirectURI in
-                let request = try await self.startAuthorization(
-                    redirectURI: redirectURI,
-                    scope: scope,
-                    resources: resources,
-                    push: push,
-                    random: random
-                )
-                pending.withLock { $0 = request.pending }
-                return request.url
-            },
-            callback: { url in
-                guard let request = pending.withLock({ $0 }) else {
-                    return .ignore(reason: "no authorization request is pending")
+        let logger = self.logger
+        return try await withSpan("RemoteAuth.OAuth2.signIn", ofKind: .client) { span in
+            span.attributes["remote_auth.protocol"] = "oauth2"
+            span.attributes["remote_auth.pushed"] = push || server.requiresPushedAuthorizationRequests
+            return try await agent.signIn(
+                redirectURI: redirectURI,
+                authorizationURL: { redirectURI in
+                    let request = try await self.startAuthorization(
+                        redirectURI: redirectURI,
+                        scope: scope,
+                        resources: resources,
+                        push: push,
+                        random: random
+                    )
+                    pending.withLock { $0 = request.pending }
+                    return request.url
+                },
+                callback: { url in
+                    guard let request = pending.withLock({ $0 }) else {
+                        return .ignore(reason: "no authorization request is pending")
+                    }
+                    let response: OAuth2.AuthorizationResponse
+                    do {
+                        response = try request.parseCallback(url)
+                    } catch let error as OAuth2.Error where error.code != .serverRefused {
+                        logger.debug("redirect ignored", metadata: ["code": "\(error.code)"])
+                        return .ignore(reason: error.reason)
+                    }
+                    return .accept(
+                        try await self.exchange(code: response.code, pending: request, resources: resources).tokens
+                    )
                 }
-                let response: OAuth2.AuthorizationResponse
-                do {
-                    response = try request.parseCallback(url)
-                } catch let error as OAuth2.Error where error.code != .serverRefused {
-                    return .ignore(reason: error.reason)
-                }
-                return .accept(try await self.exchange(code: response.code, pending: request, resources: resources).tokens)
-            }
-        )
+            )
+        }
     }
 }
 
@@ -54,27 +65,31 @@ extension OAuth1.Flow {
     /// user's refusal ends the sign-in.
     ///
     /// - Throws: ``OAuth1/FlowError`` (`.consentDenied`), the agent's errors.
-    public func signIn(with agent: some SignInUserAgent, callbackURL: String? = nil) async throws -> OAuth1.AccessToken {
+    public func signIn(with agent: some SignInUserAgent, callbackURL: String? = nil) async throws -> OAuth1.AccessToken
+    {
         let pending = Locked<OAuth1.RequestToken?>(nil)
-        return try await agent.signIn(
-            redirectURI: callbackURL,
-            authorizationURL: { callback in
-                let requestToken = try await self.requestToken(callback: callback)
-                pending.withLock { $0 = requestToken }
-                return self.authorizeURL(for: requestToken)
-            },
-            callback: { url in
-                guard let requestToken = pending.withLock({ $0 }) else {
-                    return .ignore(reason: "no request token is pending")
+        return try await withSpan("RemoteAuth.OAuth1.signIn", ofKind: .client) { span in
+            span.attributes["remote_auth.protocol"] = "oauth1"
+            return try await agent.signIn(
+                redirectURI: callbackURL,
+                authorizationURL: { callback in
+                    let requestToken = try await self.requestToken(callback: callback)
+                    pending.withLock { $0 = requestToken }
+                    return self.authorizeURL(for: requestToken)
+                },
+                callback: { url in
+                    guard let requestToken = pending.withLock({ $0 }) else {
+                        return .ignore(reason: "no request token is pending")
+                    }
+                    let verifier: String
+                    do {
+                        verifier = try self.verifier(fromCallback: url, for: requestToken)
+                    } catch let error as OAuth1.FlowError where error.code != .consentDenied {
+                        return .ignore(reason: error.reason)
+                    }
+                    return .accept(try await self.accessToken(for: requestToken, verifier: verifier))
                 }
-                let verifier: String
-                do {
-                    verifier = try self.verifier(fromCallback: url, for: requestToken)
-                } catch let error as OAuth1.FlowError where error.code != .consentDenied {
-                    return .ignore(reason: error.reason)
-                }
-                return .accept(try await self.accessToken(for: requestToken, verifier: verifier))
-            }
-        )
+            )
+        }
     }
 }

@@ -28,15 +28,16 @@ final class ClientMetadataDocuments: Sendable {
 
     let allowLoopbackHTTP: Bool
     let maximumBytes = 16 * 1024
-    let timeoutSeconds: Int64 = 5
+    let timeoutSeconds: Int64
     let cacheSeconds: Int64 = 300
     let capacity = 1000
     private let now: @Sendable () -> Int64
     private let fetch: Fetch
     private let cache: Locked<BoundedTable<Entry>>
 
-    init(allowLoopbackHTTP: Bool, now: @escaping @Sendable () -> Int64, fetch: Fetch? = nil) {
+    init(allowLoopbackHTTP: Bool, timeoutSeconds: Int64 = 5, now: @escaping @Sendable () -> Int64, fetch: Fetch? = nil) {
         self.allowLoopbackHTTP = allowLoopbackHTTP
+        self.timeoutSeconds = timeoutSeconds
         self.now = now
         self.fetch = fetch ?? Self.fetchOverNIO
         cache = Locked(BoundedTable(capacity: capacity))

@@ -119,6 +119,7 @@ public actor CredentialStoreAuthenticator: RequestAuthenticator, CustomStringCon
             state = known
             if let pending = state.pending {
                 state.pending = nil
+                if let decision = decision(answering: pending) { attempt.record(decision) }
                 try await perform(
                     pending,
                     on: &state.machine,
@@ -136,6 +137,14 @@ public actor CredentialStoreAuthenticator: RequestAuthenticator, CustomStringCon
                 request: attempt.request,
                 preemptive: followsPreemptiveOverride ? attempt[Self.preemptiveOverride] ?? preemptive : preemptive
             )
+            switch preparation {
+            case .basic: attempt.record(AuthenticationDecision(scheme: "Basic", action: .sentPreemptively, reason: reasonParty))
+            case .digest:
+                attempt.record(
+                    AuthenticationDecision(scheme: "Digest", action: .sentPreemptively, reason: "the protection space's last nonce")
+                )
+            case .nothing: break
+            }
             try await perform(
                 state.machine.prepare(preparation),
                 on: &state.machine,
@@ -150,6 +159,25 @@ public actor CredentialStoreAuthenticator: RequestAuthenticator, CustomStringCon
             attempt.request.headerFields[state.machine.party.authorizationField] = authorization
         }
         attempt[stateKey] = state
+    }
+
+    /// What an answer chosen on a challenge is, for ``AuthenticationAttempt/decisions``.
+    private nonisolated func decision(answering action: ChallengeStateMachine.Action) -> AuthenticationDecision? {
+        switch action {
+        case .answerBasic: AuthenticationDecision(scheme: "Basic", action: .challengeAnswered, reason: reasonParty)
+        case .answerDigest(let challenge, _, _) where challenge.stale:
+            AuthenticationDecision(scheme: "Digest", action: .nonceRenewed, reason: "stale=true")
+        case .answerDigest: AuthenticationDecision(scheme: "Digest", action: .challengeAnswered, reason: reasonParty)
+        default: nil
+        }
+    }
+
+    /// The proxy's decisions say so; the origin's need no reason.
+    private nonisolated var reasonParty: String? {
+        switch party {
+        case .origin: nil
+        case .proxy(let scope): "proxy \(scope)"
+        }
     }
 
     private nonisolated func machineParty(for request: HTTPRequest) throws -> ChallengeStateMachine.Party {

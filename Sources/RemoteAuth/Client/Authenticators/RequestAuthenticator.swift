@@ -75,6 +75,10 @@ public struct AuthenticationAttempt: Sendable, CustomStringConvertible, CustomDe
     /// The body of the response being judged, once the whole of it has arrived (`nil` in
     /// ``RequestAuthenticator/authenticate(_:)``): what a digest or a server's proof covers.
     public package(set) var responseBody: [UInt8]?
+    /// What the authenticators decided on this request so far, its earlier attempts included,
+    /// oldest first (``record(_:)``): the client logs each at `debug` and adds it to the
+    /// attempt's trace span as an event.
+    public private(set) var decisions: [AuthenticationDecision] = []
     private var values: [String: any Sendable]
 
     /// An attempt at sending `request`; the context starts empty.
@@ -104,14 +108,20 @@ public struct AuthenticationAttempt: Sendable, CustomStringConvertible, CustomDe
     package func retry(request: HTTPRequest, body: [UInt8]?) -> AuthenticationAttempt {
         var next = AuthenticationAttempt(request: request, body: body, number: number + 1)
         next.values = values
+        next.decisions = decisions
         return next
     }
 
     package func retry(request: HTTPRequest, requestBody body: RequestBody?) -> AuthenticationAttempt {
         var next = AuthenticationAttempt(request: request, requestBody: body, number: number + 1)
         next.values = values
+        next.decisions = decisions
         return next
     }
+
+    /// Notes what this authenticator decided (a challenge answered, a token refreshed, a nonce
+    /// adopted), for logs, traces and `-v`. A decision carries no credential.
+    public mutating func record(_ decision: AuthenticationDecision) { decisions.append(decision) }
 
     /// A value kept in the attempt's context under `key`.
     public subscript<Value: Sendable>(key: AuthenticationAttempt.Key<Value>) -> Value? {

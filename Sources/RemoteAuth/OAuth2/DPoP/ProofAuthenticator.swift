@@ -72,7 +72,10 @@ extension OAuth2.DPoP {
                 attempt[retried] != true
                 && nonceChallenge(in: response, body: attempt.responseBody, sentNonce: sent.nonce) != nil
             prover.update(from: response.headerFields, for: sent.url)
-            if asks { attempt[retried] = true }
+            if asks {
+                attempt[retried] = true
+                attempt.record(AuthenticationDecision(scheme: "DPoP", action: .dpopNonceAdopted, reason: "use_dpop_nonce"))
+            }
             return asks
         }
     }

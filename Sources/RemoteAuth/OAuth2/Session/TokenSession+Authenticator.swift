@@ -12,8 +12,23 @@ extension OAuth2.TokenSession: RequestAuthenticator {
     public nonisolated var writtenFields: [HTTPField.Name] { [.authorization, .dpop] }
 
     public func authenticate(_ attempt: inout AuthenticationAttempt) async throws {
+        let (before, refreshes) = (machineTokens.accessToken, refreshCount)
         let tokens = try await validTokens()
+        if tokens.accessToken != before {
+            attempt.record(renewal(since: refreshes, tokens: tokens, reason: "expiry"))
+        }
         try OAuth2.AccessTokenAuthenticator.write(tokens, dpop: dpop, into: &attempt)
+    }
+
+    /// A renewal as a decision: refreshed here, or taken from a refresh that another request
+    /// (or, through a shared store, another process) made.
+    private func renewal(since refreshes: Int, tokens: OAuth2.Tokens, reason: String) -> AuthenticationDecision {
+        let scheme = tokens.tokenType.lowercased() == "dpop" ? "DPoP" : "Bearer"
+        return AuthenticationDecision(
+            scheme: scheme,
+            action: refreshCount > refreshes ? .tokenRefreshed : .newerTokenTaken,
+            reason: reason
+        )
     }
 
     /// - Throws: ``OAuth2/Error/Code/reauthorizationRequired`` when the token was refused and
@@ -27,7 +42,9 @@ extension OAuth2.TokenSession: RequestAuthenticator {
             Self.isInvalidToken(Self.firstChallenge(in: response, scheme: sent.scheme), response)
         else { return .accept }
         attempt[Self.renewed] = true
-        _ = try await tokenRejected(sent.accessToken)
+        let refreshes = refreshCount
+        let tokens = try await tokenRejected(sent.accessToken)
+        attempt.record(renewal(since: refreshes, tokens: tokens, reason: OAuth2.ErrorCode.invalidToken.rawValue))
         return .retry
     }
 

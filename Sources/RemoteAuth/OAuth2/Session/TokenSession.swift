@@ -1,3 +1,6 @@
+public import Logging
+import Tracing
+
 extension OAuth2 {
     /// A signed-in OAuth 2 session that hands out valid tokens, refreshing them when needed,
     /// never twice at once: the few lines around a ``RefreshStateMachine`` that call the
@@ -51,6 +54,9 @@ extension OAuth2 {
         /// The session's DPoP prover, when its tokens are bound to a key: `DPoP` tokens are sent
         /// with a proof from it ([RFC 9449 §7.1](https://www.rfc-editor.org/rfc/rfc9449#section-7.1)).
         public nonisolated let dpop: DPoP.Prover?
+        /// Where refreshes are logged (`debug`: why, how long the store's key was waited for,
+        /// the outcome), never a token.
+        public nonisolated let logger: Logger
 
         /// - Parameters:
         ///   - session: the session as signed in; it is not saved until its first rotation
@@ -60,6 +66,7 @@ extension OAuth2 {
         ///   - now: seconds since 1970.
         ///   - dpop: the prover for a session whose tokens are DPoP-bound (give the refresher
         ///     the same prover, e.g. through a flow bound with ``OAuth2/Flow/binding(to:)``).
+        ///   - logger: where refreshes are logged, at `debug`.
         ///   - refresher: turns tokens into new ones with their refresh token.
         /// - Throws: ``ClientError/Code/invalidURL`` for a resource origin that is not an absolute
         ///   `http`/`https` URL.
@@ -71,6 +78,7 @@ extension OAuth2 {
             policy: RefreshPolicy = .init(),
             now: @escaping @Sendable () -> Int64,
             dpop: DPoP.Prover? = nil,
+            logger: Logger = Logger(label: "RemoteAuth.OAuth2.TokenSession"),
             refresher: @escaping Refresher
         ) throws {
             try self.init(
@@ -81,6 +89,7 @@ extension OAuth2 {
                 policy: policy,
                 now: now,
                 dpop: dpop,
+                logger: logger,
                 source: ClosureTokenSource(refresher: refresher)
             )
         }
@@ -99,9 +108,11 @@ extension OAuth2 {
             policy: RefreshPolicy = .init(),
             now: @escaping @Sendable () -> Int64,
             dpop: DPoP.Prover? = nil,
+            logger: Logger = Logger(label: "RemoteAuth.OAuth2.TokenSession"),
             source: any TokenSource
         ) throws {
             self.dpop = dpop
+            self.logger = logger
             self.key = TokenStoreKey(service: service, account: account)
             self.resourceScopes = try session.resourceScopes()
             self.resourceTargets = try session.resourceTargets()
@@ -158,17 +169,21 @@ extension OAuth2 {
         /// - Throws: ``OAuth2/Error/Code/reauthorizationRequired`` when the user must sign in
         ///   again; the refresher's or the store's error, as is, for a transient failure.
         public func validTokens() async throws -> Tokens {
-            try await carryOut(machine.tokenNeeded(at: now()))
+            try await carryOut(machine.tokenNeeded(at: now()), reason: "expiry")
         }
+
+        /// The current tokens, as the machine holds them (for the authenticator's decisions).
+        var machineTokens: Tokens { machine.tokens }
 
         /// The server refused `accessToken` (`401` with `error="invalid_token"`,
         /// [RFC 6750 §3.1](https://www.rfc-editor.org/rfc/rfc6750#section-3.1)): refreshes once
         /// when it is the current token, else returns the newer tokens.
         public func tokenRejected(_ accessToken: Secret) async throws -> Tokens {
-            try await carryOut(machine.tokenRejected(accessToken, at: now()))
+            try await carryOut(machine.tokenRejected(accessToken, at: now()), reason: ErrorCode.invalidToken.rawValue)
         }
 
-        private func carryOut(_ action: RefreshStateMachine.Action) async throws -> Tokens {
+        /// - Parameter reason: why tokens were asked for, for the log and the refresh span.
+        private func carryOut(_ action: RefreshStateMachine.Action, reason: String) async throws -> Tokens {
             switch action {
             case .use(let tokens): return tokens
             case .fail(let error): throw error
@@ -178,9 +193,40 @@ extension OAuth2 {
             case .startRefresh, .persist, .rereadStore:
                 // No suspension between the machine's answer and this: later callers see the
                 // flight and wait for it.
-                let task = Task { try await self.fly(action) }
+                let task = Task { try await self.flyTraced(action, reason: reason) }
                 flight = task
                 return try await task.value
+            }
+        }
+
+        /// ``fly(_:)`` in a span (`RemoteAuth.OAuth2.refresh`, with the reason, the source and
+        /// the outcome as attributes), logged at `debug`.
+        private func flyTraced(_ first: RefreshStateMachine.Action, reason: String) async throws -> Tokens {
+            let refreshes = refreshCount
+            let metadata: Logger.Metadata = [
+                "session": "\(key)", "reason": "\(reason)", "grant_type": "\(source.grantType.rawValue)",
+            ]
+            if case .startRefresh = first { logger.debug("refreshing the access token", metadata: metadata) }
+            return try await withSpan("RemoteAuth.OAuth2.refresh", ofKind: .client) { span in
+                span.attributes["remote_auth.refresh.reason"] = reason
+                span.attributes["oauth2.grant_type"] = source.grantType.rawValue
+                span.attributes["remote_auth.shared_store"] = coordinated != nil
+                do {
+                    let tokens = try await fly(first)
+                    let outcome = refreshCount > refreshes ? "refreshed" : "adopted"
+                    span.attributes["remote_auth.refresh.outcome"] = outcome
+                    logger.debug("access token renewed", metadata: metadata.merging(["outcome": "\(outcome)"]) { $1 })
+                    return tokens
+                } catch {
+                    span.attributes["remote_auth.refresh.outcome"] = "failed"
+                    // The error's type only: its text may quote what the server said.
+                    span.setStatus(SpanStatus(code: .error, message: "\(type(of: error))"))
+                    logger.debug(
+                        "access token renewal failed",
+                        metadata: metadata.merging(["error": "\(type(of: error))"]) { $1 }
+                    )
+                    throw error
+                }
             }
         }
 
@@ -228,11 +274,16 @@ extension OAuth2 {
         /// tokens another process rotated meanwhile or refreshes, and saves the new tokens before
         /// the key is released, so the next holder sees them.
         private func refreshHoldingKey(_ coordinated: any CoordinatedTokenStore) async -> RefreshStateMachine.Action {
+            let waitStarted = ContinuousClock.now
             do {
                 let (action, saved) = try await coordinated.withExclusiveAccess(
                     service: key.service,
                     account: key.account
                 ) { session in
+                    self.logger.debug(
+                        "holding the session's key in the store",
+                        metadata: ["session": "\(self.key)", "waited": "\(ContinuousClock.now - waitStarted)"]
+                    )
                     let (action, renewed) = await self.refreshWhileHolding(session?.oauth2)
                     if let renewed { session = .oauth2(renewed) }
                     return (action, renewed)
