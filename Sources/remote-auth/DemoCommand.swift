@@ -79,6 +79,15 @@ struct DemoCommand: AsyncParsableCommand {
 
     struct StepFailure: Error, CustomStringConvertible { let description: String }
 
+    @Option(
+        name: .customLong("sandbox-state"),
+        help: ArgumentHelp(
+            "Keep the in-process sandbox's state in FILE: the tokens, codes and statuses it issued, to inspect after the run (a test reads it to check that no log line holds one).",
+            valueName: "file"
+        )
+    )
+    var sandboxState: String?
+
     static let steps: [Step] = [
         Step(name: "Basic, challenge") { context in
             let client = try await context.client()
@@ -180,6 +189,7 @@ struct DemoCommand: AsyncParsableCommand {
         var configuration = SandboxConfiguration.demo()
         configuration.accessTokenTTL = Self.oauth2AccessTokenTTL
         configuration.devicePollingInterval = 1
+        configuration.statePath = sandboxState
         let steps = Self.steps + Self.oauth2Steps + Self.resourceSteps + Self.openIDSteps + Self.signatureSteps
         let results: [(String, Result<String, any Error>)] = try await Sandbox.withSandbox(configuration) { sandbox in
             Terminal.writeLine("Sandbox at \(sandbox.baseURL)")

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Logging
 import RemoteAuth
 import RemoteAuthAsyncHTTPClient
 import RemoteAuthNIO
@@ -37,7 +38,8 @@ struct OAuth2Profile: Sendable {
     /// its lock, so processes using the profile at once refresh it once.
     func tokenSession(
         over transport: any HTTPTransport,
-        policy: OAuth2.RefreshPolicy = .init()
+        policy: OAuth2.RefreshPolicy = .init(),
+        logger: Logger = Logger(label: "RemoteAuth.OAuth2.TokenSession")
     ) async throws -> OAuth2.TokenSession {
         try await OAuth2.TokenSession.restore(
             from: store,
@@ -49,7 +51,8 @@ struct OAuth2Profile: Sendable {
             assertionKey: clientKeys,
             // A secret rotated since the sign-in (a client credentials profile renews with it).
             clientSecret: ProcessInfo.processInfo.environment["REMOTE_AUTH_CLIENT_SECRET"].flatMap { $0.isEmpty ? nil : Secret($0) },
-            random: .system
+            random: .system,
+            logger: logger
         )
     }
 

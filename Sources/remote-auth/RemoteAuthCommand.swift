@@ -42,6 +42,7 @@ struct RemoteAuthCommand: AsyncParsableCommand {
             Self.exit(withError: ExitStatus.usage.exitCode)
         }
         do {
+            try LogOutput.bootstrap(environment: ProcessInfo.processInfo.environment)
             var command = try parseAsRoot(arguments)
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()

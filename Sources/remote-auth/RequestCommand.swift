@@ -2,12 +2,12 @@ import ArgumentParser
 import AsyncHTTPClient
 import Foundation
 import HTTPTypes
+import Logging
 import NIOCore
 import RemoteAuth
 import RemoteAuthAsyncHTTPClient
 import RemoteAuthFileStore
 import RemoteAuthNIO
-
 
 /// `remote-auth request`: sends one request, answers Basic and Digest challenges, follows
 /// redirects safely, and prints the response body. Its options are curl's, with curl's meaning.
@@ -411,25 +411,39 @@ struct RequestCommand: AsyncParsableCommand {
             configuration.preemptive = preemptive
             configuration.followsRedirects = location
             configuration.maximumRedirects = maxRedirs
+            // -v: the authenticators' decisions, as curl shows its own (`* ` lines).
+            if verbose { configuration.logger = LogOutput.verbose(label: "RemoteAuth.AuthenticatingClient") }
             let wire: any HTTPTransport = verbose ? PrintingTransport(inner: transport) : transport
             // Every scheme through the client's authenticator chain, each for its origin only.
             var authenticators: [ScopedAuthenticator] = []
             if let oauth2Profile {
                 // Bearer (or DPoP) on the profile's resource origins; renewed at its token endpoint.
                 do {
-                    authenticators += try await oauth2Profile.tokenSession(over: transport, policy: policy)
-                        .authenticators(allowingPlainHTTP: plainHTTP)
+                    authenticators += try await oauth2Profile.tokenSession(
+                        over: transport,
+                        policy: policy,
+                        logger: verbose
+                            ? LogOutput.verbose(label: "RemoteAuth.OAuth2.TokenSession")
+                            : Logger(label: "RemoteAuth.OAuth2.TokenSession")
+                    )
+                    .authenticators(allowingPlainHTTP: plainHTTP)
                 } catch {
                     return .failure(error)
                 }
             }
             if let oauth {
                 // OAuth 1.0a on the provider's origin, in the chosen placement (RFC 5849 §3.5).
-                authenticators.append(try oauth.authenticator(now: unixNow, placement: placement, allowingPlainHTTP: plainHTTP))
+                authenticators.append(
+                    try oauth.authenticator(now: unixNow, placement: placement, allowingPlainHTTP: plainHTTP)
+                )
             }
             if let sigV4 {
                 authenticators.append(
-                    ScopedAuthenticator(AWS.SigV4Authenticator(signer: sigV4), for: origin, allowingPlainHTTP: plainHTTP)
+                    ScopedAuthenticator(
+                        AWS.SigV4Authenticator(signer: sigV4),
+                        for: origin,
+                        allowingPlainHTTP: plainHTTP
+                    )
                 )
             }
             if let messageSignature {
@@ -468,7 +482,8 @@ struct RequestCommand: AsyncParsableCommand {
         case .failure(let error as TransportError) where error.code == .timedOut:
             // The limits in force, named with their values: a script can tell --max-time's from
             // the defaults'.
-            let limits = "--connect-timeout \(Self.seconds(self.connectTimeout ?? 10)) and --max-time \(Self.seconds(maxTime ?? 30))"
+            let limits =
+                "--connect-timeout \(Self.seconds(self.connectTimeout ?? 10)) and --max-time \(Self.seconds(maxTime ?? 30))"
             throw CLIFailure("request failed: \(error.reason); \(limits) set the limits", status: .timedOut)
         case .failure(let error):
             throw Self.failure(error, profile: profile)

@@ -71,6 +71,7 @@ import Testing
         #expect(verbose.status == 0, "\(verbose.stderr)")
         #expect(verbose.stderr.contains("> Authorization: DPoP <redacted>\n"), "\(verbose.stderr)")
         #expect(verbose.stderr.contains("use_dpop_nonce"), "\(verbose.stderr)")
+        #expect(verbose.stderr.contains("\n* DPoP: nonce adopted (use_dpop_nonce)\n"), "\(verbose.stderr)")
         #expect(!verbose.stderr.contains("eyJ"), "a proof was logged")
 
         // token prints the access token; as Bearer it is refused (it is bound to the key).

@@ -99,6 +99,7 @@ func withSandboxProcess<T>(_ body: (String) async throws -> T) async throws -> T
             let lines = result.stderr.split(separator: "\n").map(String.init).filter { !$0.hasPrefix("< Date:") }
             #expect(
                 lines == [
+                    "* Basic: sent preemptively",
                     "> GET /basic/ HTTP/1.1", "> Host: \(base.dropFirst("http://".count))",
                     "> User-Agent: remote-auth/0.1.0", "> Accept: */*", "> Cookie: <redacted>",
                     "> Authorization: Basic <redacted>",
@@ -108,6 +109,39 @@ func withSandboxProcess<T>(_ body: (String) async throws -> T) async throws -> T
                 "\(result.stderr)"
             )
             #expect(!result.stderr.contains("YWxpY2U6d29uZGVybGFuZA"))
+        }
+    }
+
+    /// -v shows the authenticators' decisions as `* ` lines where they happen: the Digest answer
+    /// between the challenge and the second send; a redirect to another origin, and that the
+    /// credential stayed behind.
+    @Test func verboseShowsDecisions() async throws {
+        try await withSandboxProcess { a in
+            try await withSandboxProcess { b in
+                let digest = try await CLI.run([
+                    "request", "-v", "--user", "alice:wonderland", a + "/digest/SHA-256/auth/",
+                ])
+                #expect(digest.status == 0, "\(digest.stderr)")
+                let lines = digest.stderr.split(separator: "\n").map(String.init)
+                let decision = try #require(lines.firstIndex(of: "* Digest: challenge answered"), "\(digest.stderr)")
+                #expect(lines[..<decision].contains("< HTTP/1.1 401 Unauthorized"))
+                #expect(lines[decision + 1] == "> GET /digest/SHA-256/auth/ HTTP/1.1")
+                #expect(lines.filter { $0.hasPrefix("* ") } == ["* Digest: challenge answered"])
+
+                let target = b + "/basic/"
+                let redirect = try await CLI.run([
+                    "request", "-v", "-L", "--preemptive", "--user", "alice:wonderland",
+                    a + "/redirect?to=" + target.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!,
+                ])
+                #expect(redirect.status == 1, "\(redirect.stderr)")
+                #expect(
+                    redirect.stderr.split(separator: "\n").filter { $0.hasPrefix("* ") } == [
+                        "* Basic: sent preemptively",
+                        "* Following the 302 redirect to \(target), credentials dropped (another origin)",
+                    ],
+                    "\(redirect.stderr)"
+                )
+            }
         }
     }
 

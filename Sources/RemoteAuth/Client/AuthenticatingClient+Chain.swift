@@ -47,11 +47,15 @@ extension AuthenticatingClient {
                 span.attributes["http.request.method"] = attempt.request.method.rawValue
                 span.attributes["url.full"] = Redaction.redactedURL(attempt.request.absoluteURL)
                 span.attributes["remote_auth.attempt"] = attempt.number
+                // What was decided before the send is logged before it; what the response
+                // brought, after it (and on a throw, whatever is left).
                 defer {
                     logDecisions(of: attempt, from: logged, on: span)
                     logged = attempt.decisions.count
                 }
                 for authenticator in all { try await authenticator.authenticate(&attempt) }
+                logDecisions(of: attempt, from: logged, on: span)
+                logged = attempt.decisions.count
                 let (response, responseBody) = try await send(attempt.request, attempt.sentBody, sensitive)
                 span.attributes["http.response.status_code"] = Int(response.status.code)
                 attempt.responseBody = inMemory(responseBody)

@@ -25,7 +25,7 @@ public struct AuthenticationDecision: Sendable, Hashable, CustomStringConvertibl
         public static let newerTokenTaken = Action(rawValue: "newer token taken")
         /// A DPoP nonce from the server was adopted and the request sent again
         /// ([RFC 9449 §8, §9](https://www.rfc-editor.org/rfc/rfc9449#section-8)).
-        public static let dpopNonceAdopted = Action(rawValue: "DPoP nonce adopted")
+        public static let dpopNonceAdopted = Action(rawValue: "nonce adopted")
         /// The response was refused and the authenticator gave up (the caller sees it).
         public static let gaveUp = Action(rawValue: "gave up")
 

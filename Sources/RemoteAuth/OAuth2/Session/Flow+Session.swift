@@ -94,6 +94,7 @@ extension OAuth2.Flow {
             account: account,
             now: now,
             dpop: dpop,
+            logger: logger,
             source: session.tokenSource(flow: self)
         )
     }

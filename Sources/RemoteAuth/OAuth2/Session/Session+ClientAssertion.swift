@@ -1,3 +1,5 @@
+public import Logging
+
 extension OAuth2 {
     /// Where a client's `private_key_jwt` key comes from when its session is restored: the
     /// session keeps only ``Session/clientKeyReference``, an opaque reference its owner chose (a
@@ -86,8 +88,10 @@ extension OAuth2.TokenSession {
     /// whose ``OAuth2/Session/grant`` is `client_credentials` renews itself with a new grant at
     /// expiry (``OAuth2/Session/tokenSource(flow:)``).
     ///
-    /// - Parameter clientSecret: the client secret to authenticate with instead of the stored
-    ///   one (a secret rotated since the sign-in, or one never stored); it is not saved.
+    /// - Parameters:
+    ///   - clientSecret: the client secret to authenticate with instead of the stored one (a
+    ///     secret rotated since the sign-in, or one never stored); it is not saved.
+    ///   - logger: where the session's refreshes and token requests are logged, at `debug`.
     public static func restore(
         from store: any TokenStore,
         service: String,
@@ -97,7 +101,8 @@ extension OAuth2.TokenSession {
         now: @escaping @Sendable () -> Int64,
         assertionKey: (any OAuth2.ClientKeyProvider)?,
         clientSecret: Secret? = nil,
-        random: RandomSource
+        random: RandomSource,
+        logger: Logger = Logger(label: "RemoteAuth.OAuth2.TokenSession")
     ) async throws -> OAuth2.TokenSession {
         guard let stored = try await store.oauth2Session(service: service, account: account) else {
             throw OAuth2.Error(.reauthorizationRequired, "no OAuth 2 session is stored for \(service)/\(account)")
@@ -108,6 +113,7 @@ extension OAuth2.TokenSession {
         let dpop = try stored.dpopProver(now: now, random: random)
         var flow = try client.flow(over: transport, now: now, assertionKey: assertionKey, random: random)
         if let dpop { flow = flow.binding(to: dpop) }
+        flow.logger = logger
         return try OAuth2.TokenSession(
             session: stored,
             store: store,
@@ -116,6 +122,7 @@ extension OAuth2.TokenSession {
             policy: policy,
             now: now,
             dpop: dpop,
+            logger: logger,
             source: stored.tokenSource(flow: flow)
         )
     }
