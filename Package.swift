@@ -293,6 +293,8 @@ if Context.environment["REMOTE_AUTH_BENCHMARKS"] != nil {
                 "RemoteAuthSandbox",
                 "RemoteAuthAsyncHTTPClient",
                 "RemoteAuthNIO",
+                "RemoteAuthOpenAPI",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -29,7 +29,8 @@ let only = CommandLine.arguments.dropFirst(2).first
 func wanted(_ name: String) -> Bool {
     guard let only else { return true }
     return only == "pure"
-        ? !(name.hasPrefix("digest-100") || name.hasPrefix("request-") || name.hasPrefix("tls-request"))
+        ? !(name.hasPrefix("digest-100") || name.hasPrefix("request-") || name.hasPrefix("tls-request")
+            || name.hasPrefix("openapi-"))
         : name.hasPrefix(only) || only.hasPrefix(name)
 }
 

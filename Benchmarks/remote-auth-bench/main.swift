@@ -85,6 +85,7 @@ runAsynchronously { [iterations] in
     // The network benchmarks need the sandbox; `remote-auth-bench N pure` skips them.
     if only != "pure" {
         try await networkBenchmarks(iterations: iterations)
+        try await openAPIBenchmarks(iterations: iterations)
     }
     if only != "pure" || wanted("tls-evaluate") {
         try await tlsBenchmarks(iterations: iterations)
