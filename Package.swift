@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "RemoteAuthAsyncHTTPClient", targets: ["RemoteAuthAsyncHTTPClient"]),
         .library(name: "RemoteAuthNIO", targets: ["RemoteAuthNIO"]),
         .library(name: "RemoteAuthPostgres", targets: ["RemoteAuthPostgres"]),
+        .library(name: "RemoteAuthKeyring", targets: ["RemoteAuthKeyring"]),
         .library(name: "RemoteAuthOpenAPI", targets: ["RemoteAuthOpenAPI"]),
         .executable(name: "remote-auth", targets: ["remote-auth"]),
     ],
@@ -143,6 +144,19 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Tokens in the freedesktop Secret Service (GNOME Keyring, KWallet, KeePassXC) over the
+        // D-Bus session bus, spoken over NIO: no libsecret, nothing at build time but Swift.
+        .target(
+            name: "RemoteAuthKeyring",
+            dependencies: [
+                "RemoteAuth",
+                // Its refresh lock is the file store's flock.
+                "RemoteAuthFileStore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "RemoteAuthURLSession",
             dependencies: [
@@ -178,6 +192,7 @@ let package = Package(
             dependencies: [
                 "RemoteAuth",
                 "RemoteAuthFileStore",
+                "RemoteAuthKeyring",
                 "RemoteAuthLoopback",
                 "RemoteAuthSandbox",
                 "RemoteAuthAsyncHTTPClient",
@@ -240,6 +255,21 @@ let package = Package(
                 "RemoteAuthAsyncHTTPClient",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The D-Bus wire format against captured messages, always; the Secret Service store against
+        // a real keyring when REMOTE_AUTH_KEYRING_TESTS=1 (scripts/interop/keyring.sh starts one).
+        .testTarget(
+            name: "RemoteAuthKeyringTests",
+            dependencies: [
+                // store-writer: processes sharing one keyring.
+                "remote-auth",
+                "RemoteAuth",
+                "RemoteAuthKeyring",
+                "RemoteAuthSandbox",
+                "RemoteAuthAsyncHTTPClient",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             swiftSettings: swiftSettings

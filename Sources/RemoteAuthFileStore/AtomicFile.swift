@@ -9,7 +9,7 @@ import Darwin
 /// Writes a file that holds secrets: created with mode 0600 (its folder 0700) before any byte
 /// is written, synced, then renamed over the old one, so a crash leaves the old file or the new
 /// one, never half of either.
-enum AtomicFile {
+package enum AtomicFile {
     static func write(_ data: Data, to path: String) throws {
         try checkFolder(of: path)
         let url = URL(fileURLWithPath: path)
@@ -76,7 +76,7 @@ enum AtomicFile {
 
     /// `$REMOTE_AUTH_HOME/NAME`, else `$XDG_CONFIG_HOME/remote-auth/NAME`, else
     /// `~/.config/remote-auth/NAME`.
-    static func defaultPath(_ name: String, environment: [String: String]) -> String {
+    package static func defaultPath(_ name: String, environment: [String: String]) -> String {
         if let home = environment["REMOTE_AUTH_HOME"], !home.isEmpty { return home + "/" + name }
         let config =
             environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }

@@ -15,7 +15,7 @@ import Darwin
 /// `flock` locks belong to an open file description, so two stores in one process exclude each
 /// other as two processes do, and the kernel drops the lock when its holder dies (`kill -9`
 /// included): a crash never leaves the store locked.
-struct FileLock {
+package struct FileLock {
     private let descriptor: Int32
 
     /// Takes the lock, trying again with a growing pause (1 ms up to 10 ms) until `timeout` has
@@ -25,9 +25,15 @@ struct FileLock {
     /// - Throws: ``FileStoreError/Code-swift.struct/lockTimeout`` when another holder keeps it
     ///   longer than `timeout`; ``FileStoreError/Code-swift.struct/unreadable`` when the lock
     ///   file cannot be opened; `CancellationError` when the task is cancelled while waiting.
-    static func acquire(_ path: String, timeout: Duration) async throws -> FileLock {
-        let lockPath = path + ".lock"
-        let folder = (path as NSString).deletingLastPathComponent
+    package static func acquire(_ path: String, timeout: Duration) async throws -> FileLock {
+        try await acquire(lockFile: path + ".lock", timeout: timeout)
+    }
+
+    /// Takes the lock on `lockPath` itself (created 0600, its folder 0700, when missing), as
+    /// ``acquire(_:timeout:)`` does on `PATH.lock`: for a store that has no file of its own (the
+    /// keyring store).
+    package static func acquire(lockFile lockPath: String, timeout: Duration) async throws -> FileLock {
+        let folder = (lockPath as NSString).deletingLastPathComponent
         if !folder.isEmpty, !FileManager.default.fileExists(atPath: folder) {
             try FileManager.default.createDirectory(
                 atPath: folder,
@@ -78,5 +84,5 @@ struct FileLock {
     private init(descriptor: Int32) { self.descriptor = descriptor }
 
     /// Releases the lock (closing the descriptor releases it); call it once, from a `defer`.
-    func release() { close(descriptor) }
+    package func release() { close(descriptor) }
 }

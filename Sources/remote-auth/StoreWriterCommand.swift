@@ -2,12 +2,15 @@ import ArgumentParser
 import Foundation
 import RemoteAuth
 import RemoteAuthFileStore
+import RemoteAuthKeyring
 
 /// `remote-auth store-writer` (hidden): rewrites a token file as fast as it can, holding its
 /// lock, until killed: each pass reads the counter kept in the session under `--account`, adds
 /// one and saves it, a session padded to about 20 KiB so that a `kill -9` often lands in the
 /// middle of a write. The tests run several at once, kill them at random moments, and check that
-/// the file always opens whole.
+/// the file always opens whole. With `--keyring-collection` the counter is kept in that Secret
+/// Service collection instead, the lock on `PATH.lock` as the file store's: the keyring store's
+/// tests run several at once and count every increment.
 struct StoreWriterCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "store-writer",
@@ -24,8 +27,20 @@ struct StoreWriterCommand: AsyncParsableCommand {
     @Option(help: "Stop after this many writes (default: until killed).")
     var count: Int?
 
+    @Option(help: "Keep the counter in the Secret Service collection at this object path (the lock: PATH.lock).")
+    var keyringCollection: String?
+
     func run() async throws {
-        let store = try FileTokenStore(path: path)
+        let store: any CoordinatedTokenStore =
+            if let keyringCollection {
+                SecretServiceTokenStore(
+                    collection: .path(keyringCollection),
+                    lockFile: path + ".lock",
+                    lockTimeout: .seconds(240)
+                )
+            } else {
+                try FileTokenStore(path: path)
+            }
         let padding = (0..<500).map { "scope-\($0)-padding-padding-padding" }
         var written = 0
         while count.map({ written < $0 }) ?? true {
