@@ -41,6 +41,10 @@
 #                     requests/s, p99, peak RSS), and --state across a kill -9 under load
 #   PostgreSQL (Debian) the RemoteAuthPostgres token store: a throwaway server on loopback, N
 #                     instances refreshing one session against the sandbox (one refresh per expiry)
+#   gnome-keyring, dbus, libsecret-tools (Debian) the RemoteAuthKeyring store: its own D-Bus client
+#                     against gnome-keyring on a session bus of the script's own (and an abstract-
+#                     socket bus), other programs' items, a locked collection, secret-tool reading
+#                     what it wrote
 #
 # The PyPI peers are pinned in scripts/requirements.txt and installed into one venv,
 # .build/interop-venv (REMOTE_AUTH_INTEROP_VENV to put it elsewhere), whose bin/ comes first on
@@ -145,6 +149,9 @@ step mtls-rfc8705 bash scripts/interop/mtls_rfc8705.sh "$binary"
 
 echo "interop: the PostgreSQL token store against a PostgreSQL server (Debian), shared by instances refreshing against the sandbox"
 step postgres-store bash scripts/interop/postgres_store.sh
+
+echo "interop: the keyring token store against gnome-keyring (Debian) on a session bus of its own, cross-checked with secret-tool"
+step keyring bash scripts/interop/keyring.sh
 
 echo "interop: the file store on a full and on a read-only tmpfs (the kernel's errors, the old file intact)"
 step store-faults bash scripts/interop/store_faults.sh "$binary"

@@ -280,6 +280,25 @@ struct DBusMarshalingTests {
         }
     }
 
+    /// A big-endian message (endianness byte `B`), made by hand from the specification's header
+    /// layout: a method return, serial 7, REPLY_SERIAL 2, SIGNATURE `u`, body 5.
+    @Test func bigEndianMessage() throws {
+        let bytes = Captured.hex(
+            "42020001" + "00000004" + "00000007" + "0000000f" + "05017500" + "00000002" + "08016700" + "017500" + "00"
+                + "00000005"
+        )
+        #expect(try DBusMessage.length(ofMessageStartingWith: bytes, maximum: 1024) == 36)
+        #expect(
+            try DBusMessage.decode(bytes)
+                == DBusMessage(
+                    kind: .methodReturn,
+                    serial: 7,
+                    fields: [.replySerial(2), .signature("u")],
+                    body: [.uint32(5)]
+                )
+        )
+    }
+
     @Test func addresses() throws {
         #expect(
             try DBusAddress.parse("unix:path=/tmp/dbus-BpjAbN8Dcw,guid=9092d98c6483d80baa6930426b0ac61b") == [
