@@ -30,6 +30,9 @@ for tool in gnome-keyring-daemon dbus-run-session dbus-daemon secret-tool; do
 done
 echo "keyring: $(dbus-daemon --version | head -n 1), gnome-keyring $(dpkg-query -W -f '${Version}' gnome-keyring 2>/dev/null), libsecret-tools $(dpkg-query -W -f '${Version}' libsecret-tools 2>/dev/null)"
 
+# Built before the bus starts (a no-op after CI's swift test), so that only the tests run inside it.
+swift build --build-tests >"$work/build.log" 2>&1 || { tail -n 30 "$work/build.log"; fatal "swift build --build-tests failed"; }
+
 # The keyring files, the daemon's control socket and the lock files go under $work, not ~.
 mkdir -p "$work/data" "$work/runtime" "$work/home"
 chmod 700 "$work/runtime"
