@@ -45,6 +45,7 @@ public struct DBusError: Error, Hashable, CustomStringConvertible {
     /// (`org.freedesktop.Secret.Error.IsLocked`).
     public let errorName: String?
 
+    /// An error of `code`, `reason` in plain words (never a secret).
     public init(_ code: Code, _ reason: String, errorName: String? = nil) {
         self.code = code
         self.reason = reason

@@ -43,6 +43,7 @@ public struct KeyringError: Error, Hashable, CustomStringConvertible {
     /// The D-Bus error underneath, when there is one.
     public let dbus: DBusError?
 
+    /// An error of `code` about `key`, `reason` in plain words (never a secret).
     public init(_ code: Code, key: TokenStoreKey? = nil, reason: String, dbus: DBusError? = nil) {
         self.code = code
         self.key = key
