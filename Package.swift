@@ -45,6 +45,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
         // Structured fields (RFC 8941 / 9651) for HTTP Message Signatures and Content-Digest.
         .package(url: "https://github.com/apple/swift-http-structured-headers.git", from: "1.7.0"),
+        // `swift package generate-documentation` (scripts/docs.sh): a command plugin, in no
+        // target's graph, so it adds nothing to what a user of the package builds.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin.git", from: "1.5.0"),
     ],
     targets: [
         .target(
