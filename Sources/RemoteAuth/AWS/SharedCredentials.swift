@@ -12,6 +12,8 @@ extension AWS.Credentials {
     /// is read: this library opens no file and asks no instance metadata service.
     ///
     /// - Parameter source: names the file in errors.
+    /// - Parameter text: the file's contents.
+    /// - Parameter profile: the section to read.
     /// - Throws: ``AWS/SigV4Error`` (`.invalidRequest`) naming `source` and the profile when the
     ///   profile is absent or lacks the key id or the secret. The values are never in the reason.
     public static func fromSharedCredentialsFile(

@@ -41,7 +41,7 @@ extension AWS {
     ///
     /// The canonical request's rules, checked against the AWS test suite:
     /// - the path with its empty and dot segments removed as the AWS SDKs do
-    ///   (``canonicalPath(_:)``), then each segment URI-encoded again (already percent-encoded
+    ///   (`canonicalPath(_:)`), then each segment URI-encoded again (already percent-encoded
     ///   octets are encoded a second time); S3 (`service` `s3`) signs the path as sent;
     /// - the query's parameters decoded and encoded again (unreserved characters only, `%XX`
     ///   uppercase), sorted by name then value, `name=` for a parameter without a value;
@@ -58,6 +58,9 @@ extension AWS {
         private let keys: Locked<(scope: String, key: [UInt8])?>
 
         /// - Parameter now: the clock, seconds since 1970 (`X-Amz-Date`).
+        /// - Parameter credentials: the access key that signs.
+        /// - Parameter region: the region of the credential scope (`us-east-1`).
+        /// - Parameter service: the service of the credential scope (`s3`, `execute-api`).
         public init(
             credentials: Credentials,
             region: String,
@@ -96,6 +99,8 @@ extension AWS {
         ///   - payloadHash: the payload's hex SHA-256 when already known, or `UNSIGNED-PAYLOAD`;
         ///     `nil` hashes `body`.
         ///   - date: `X-Amz-Date` (`yyyyMMddTHHmmssZ`), else from the clock.
+        ///   - request: the request to sign.
+        ///   - body: the body it will be sent with, hashed into the signature unless `payloadHash` is given.
         /// - Throws: ``SigV4Error`` for a request without an authority or path.
         public func sign(
             _ request: HTTPRequest,

@@ -47,6 +47,7 @@ extension AWS {
         /// - Parameters:
         ///   - request: the request as received, with its authority (`Host`) and path.
         ///   - now: the server's clock, seconds since 1970.
+        ///   - body: the request's body as received.
         /// - Throws: ``SigV4Error`` (`.malformedAuthorization`, `.unknownKey`,
         ///   `.requestTimeTooSkewed`, `.signatureDoesNotMatch`).
         public func verify(_ request: HTTPRequest, body: [UInt8], now: Int64) throws -> Verified {

@@ -84,7 +84,7 @@ public struct BasicCredentials: Sendable, Hashable, CustomStringConvertible, Cus
     ///
     /// - Throws: ``BasicError`` with ``BasicError/Code/wrongScheme`` or
     ///   ``BasicError/Code/malformedCredentials`` (bad Base64, no colon, invalid UTF-8), or the
-    ///   errors of ``init(user:password:encoding:)`` for what was decoded.
+    ///   errors of ``init(user:password:encoding:)-(_,Secret,_)`` for what was decoded.
     public init(authorization fieldValue: String, encoding: Encoding = .utf8) throws {
         var parser = AuthFieldParser(fieldValue)
         guard asciiCaseInsensitiveEquals(parser.readCredentialsScheme(), "Basic") else {

@@ -13,7 +13,7 @@ import Logging
 ///   every response and may ask for one more send; the caller's may ask at most
 ///   ``Configuration/maximumAuthenticationRetries`` times, the challenge answers stop by
 ///   themselves, and a refusal is ``ClientError/Code/authenticationFailed``, never a loop.
-/// - **Redirects** (301, 302, 303, 307, 308) are followed here (``RedirectState``), up to
+/// - **Redirects** (301, 302, 303, 307, 308) are followed here (`RedirectState`), up to
 ///   ``Configuration/maximumRedirects``; caller-set `Authorization`, `Proxy-Authorization` and
 ///   `Cookie` fields are dropped as soon as the scheme, host or port changes, and credentials
 ///   are only ever added for the origin the request started at, so `https` → `http` never
@@ -42,6 +42,8 @@ public struct AuthenticatingClient: Sendable {
     ///   - credentials: the credentials that answer `Basic` and `Digest` challenges
     ///     (``CredentialStoreAuthenticator``).
     ///   - authenticators: run, in order, on every attempt at a request to their origin.
+    ///   - transport: sends each request.
+    ///   - configuration: redirects, retries, preemptive Basic, the proxy and the logger.
     public init(
         transport: any HTTPTransport,
         credentials: any CredentialStore = InMemoryCredentialStore(),
@@ -82,6 +84,8 @@ public struct AuthenticatingClient: Sendable {
     /// Sends `request`, answering challenges and following redirects.
     ///
     /// - Parameter preemptive: overrides ``Configuration/preemptive`` for this request.
+    /// - Parameter request: the request, with an absolute URL.
+    /// - Parameter body: the request's body.
     /// - Returns: the final response and its body.
     /// - Throws: ``ClientError`` (authentication failed, too many or invalid redirects, plain
     ///   http refused, invalid URL), or what the transport throws.

@@ -219,6 +219,7 @@ public struct DigestAuthorization: Sendable, Hashable {
     /// - Parameters:
     ///   - responseBody: The response body, required for `auth-int`.
     ///   - nextnonce: The nonce the client should use next, if any.
+    ///   - credentials: the user's credentials, as for the verification.
     /// - Throws: ``DigestError/Code/bodyRequired`` for `auth-int` without a body, and
     ///   ``DigestError/Code/invalidParameter`` for a stored HA1 of the wrong length.
     public func authenticationInfo(

@@ -48,7 +48,9 @@ public struct DigestResponse: Sendable, Hashable, CustomStringConvertible {
     ///   - nonceCount: How many requests this client has sent with this nonce, from 1;
     ///     written as 8 lowercase hex digits.
     ///   - cnonce: The client nonce; ignored in RFC 2069 mode.
-    ///   - qop: The preferred `qop`; `nil` means `auth`.
+    ///   - preferred: The preferred `qop`; `nil` means `auth`.
+    ///   - challenge: the server's challenge.
+    ///   - credentials: the user's credentials.
     /// - Throws: ``DigestError`` with ``DigestError/Code/unsupportedQOP`` when the challenge
     ///   offers only unknown qop values, ``DigestError/Code/bodyRequired`` when it offers only
     ///   `auth-int` and `body` is `nil`, ``DigestError/Code/invalidParameter`` when `uri` or
@@ -217,6 +219,8 @@ public struct DigestResponse: Sendable, Hashable, CustomStringConvertible {
     /// Compares in constant time. [RFC 7616 §3.5](https://www.rfc-editor.org/rfc/rfc7616#section-3.5)
     ///
     /// - Parameter responseBody: The response body, needed when ``qop`` is `auth-int`.
+    /// - Parameter info: the `Authentication-Info` the server sent.
+    /// - Parameter credentials: the credentials this response was computed with.
     /// - Returns: `false` when `rspauth` is absent or wrong.
     public func isValid(
         _ info: DigestAuthenticationInfo,

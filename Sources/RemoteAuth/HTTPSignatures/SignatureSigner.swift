@@ -26,6 +26,9 @@ extension HTTPMessageSignatures {
         let now: @Sendable () -> Int64
 
         /// - Parameter now: the clock, seconds since 1970 (`created`).
+        /// - Parameter key: the key that signs, with its algorithm and key id.
+        /// - Parameter label: the signature's label in `Signature-Input` and `Signature`.
+        /// - Parameter components: the covered components, in order.
         public init(
             key: SigningKey,
             label: String = "sig1",

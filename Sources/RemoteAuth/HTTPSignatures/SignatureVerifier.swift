@@ -53,6 +53,8 @@ extension HTTPMessageSignatures {
         ///   - body: the request's content; when given and `content-digest` is covered, checked
         ///     against `Content-Digest` (RFC 9530).
         ///   - now: the verifier's clock, seconds since 1970.
+        ///   - request: the received request.
+        ///   - label: the label of the signature to verify; `nil` takes the first.
         public func verify(
             _ request: HTTPRequest,
             body: [UInt8]? = nil,

@@ -40,6 +40,8 @@ extension JOSE {
         /// - Parameters:
         ///   - url: `jwks_uri`: `https`, or `http` to a loopback host.
         ///   - now: seconds since 1970.
+        ///   - transport: fetches the JWK Set.
+        ///   - configuration: the bounds on the set and on refetching.
         ///   - logger: where fetches are logged, at `debug`.
         /// - Throws: ``OAuth2/Error/Code/insecureEndpoint`` for another URL.
         public init(
@@ -67,7 +69,7 @@ extension JOSE {
         /// unknown, once more after a re-fetch (if the last fetch is older than the minimum
         /// interval).
         ///
-        /// - Throws: what ``CompactJWS/verify(with:allowing:type:)`` throws;
+        /// - Throws: what ``CompactJWS/verify(with:allowing:type:)-([VerificationKey],_,_)`` throws;
         ///   ``JOSE/Error/Code/keySetUnavailable`` when the set cannot be fetched.
         @discardableResult
         public func verify(

@@ -81,6 +81,10 @@ extension OAuth1 {
         /// - Parameters:
         ///   - now: seconds since 1970 for `oauth_timestamp` (the core has no clock of its own).
         ///   - nonce: `oauth_nonce` values; 128 random bits by default.
+        ///   - provider: the service provider's endpoints and conventions.
+        ///   - client: the client credentials (consumer key and secret).
+        ///   - transport: sends the flow's requests.
+        ///   - privateKey: the RSA key for `RSA-SHA1` providers.
         public init(
             provider: Provider,
             client: ClientCredentials,
@@ -193,7 +197,7 @@ extension OAuth1 {
         /// ```
         ///
         /// With a loopback listener, `RemoteAuthLoopback`'s `listener.accessToken(for:flow:timeout:)`
-        /// does the steps after ``requestToken(callback:)`` itself: it ignores (and keeps waiting
+        /// does the steps after ``requestToken(callback:extra:)`` itself: it ignores (and keeps waiting
         /// past) a callback for another request token, and tells the browser the truth.
         ///
         /// - Throws: the errors of ``requestToken(callback:extra:)``,

@@ -42,6 +42,10 @@ extension OAuth1 {
         /// - Parameters:
         ///   - now: seconds since 1970 for `oauth_timestamp`.
         ///   - nonce: `oauth_nonce` values; 128 bits from ``RandomSource/system`` by default.
+        ///   - origin: the origin whose requests are signed; the request token URL's when `nil`.
+        ///   - placement: where the protocol parameters go; the provider's when `nil`.
+        ///   - privateKey: the RSA key for `RSA-SHA1` sessions.
+        ///   - allowingPlainHTTP: sign requests over plain `http` to hosts other than loopback too.
         public func authenticator(
             now: @escaping @Sendable () -> Int64,
             origin: AuthScope? = nil,

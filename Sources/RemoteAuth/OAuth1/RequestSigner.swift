@@ -14,6 +14,10 @@ extension OAuth1 {
         let nonce: @Sendable () -> String
 
         /// - Parameter now: seconds since 1970 for `oauth_timestamp`.
+        /// - Parameter signer: the client's (and token's) signer.
+        /// - Parameter placement: where the protocol parameters go.
+        /// - Parameter realm: the `realm` of the `Authorization` header, if any.
+        /// - Parameter nonce: `oauth_nonce` values.
         public init(
             signer: Signer,
             now: @escaping @Sendable () -> Int64,

@@ -127,6 +127,9 @@ extension OAuth1 {
         ///   - timestamp: `oauth_timestamp`, seconds since 1970-01-01 UTC in decimal (§3.3), such
         ///     as `String(Int(Date().timeIntervalSince1970))`; `nil` omits it, which only PLAINTEXT
         ///     allows. It is signed as given.
+        ///   - request: the request to sign.
+        ///   - body: its body; signed when it is a form (`application/x-www-form-urlencoded`).
+        ///   - options: the placement, realm, callback and verifier.
         public func sign(
             _ request: HTTPRequest,
             body: [UInt8]? = nil,
@@ -185,7 +188,7 @@ extension OAuth1 {
             )
         }
 
-        /// ``sign(_:body:options:nonce:timestamp:)`` with the time as the rest of the OAuth 1.0a
+        /// ``sign(_:body:options:nonce:timestamp:)-(_,_,_,_,String?)`` with the time as the rest of the OAuth 1.0a
         /// API takes it: `Int64` seconds since 1970-01-01 UTC (§3.3), from the caller's clock.
         public func sign(
             _ request: HTTPRequest,
@@ -198,7 +201,7 @@ extension OAuth1 {
         }
 
         /// The `Authorization` value for `request` (§3.5.1), and nothing else: what
-        /// ``sign(_:body:options:nonce:timestamp:)`` puts in the header, without building the
+        /// ``sign(_:body:options:nonce:timestamp:)-(_,_,_,_,String?)`` puts in the header, without building the
         /// signed request around it.
         public func authorization(
             for request: HTTPRequest,

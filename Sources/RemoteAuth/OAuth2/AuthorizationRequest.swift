@@ -44,6 +44,12 @@ extension OAuth2 {
         ///     `dpop_jkt` ([RFC 9449 §10](https://www.rfc-editor.org/rfc/rfc9449#section-10)).
         ///   - random: the source of `state` (32 octets), the PKCE verifier (32 octets) and, when
         ///     `scope` holds `openid`, the OpenID Connect `nonce` (32 octets, drawn last).
+        ///   - authorizationEndpoint: the server's authorization endpoint.
+        ///   - clientID: the client's `client_id`.
+        ///   - redirectURI: where the server sends the answer.
+        ///   - scope: the scopes asked for.
+        ///   - resources: RFC 8707 `resource` indicators.
+        ///   - additionalParameters: more request parameters, appended as given.
         /// - Throws: ``OAuth2/Error/Code/insecureEndpoint`` or
         ///   ``OAuth2/Error/Code/invalidConfiguration`` (see ``init(authorizationEndpoint:clientID:redirectURI:scope:resources:additionalParameters:issuer:requiresIssuer:state:pkce:nonce:maxAge:dpopJKT:)``).
         public init(

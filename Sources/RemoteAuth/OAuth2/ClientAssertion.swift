@@ -49,6 +49,9 @@ extension OAuth2 {
         /// - Parameters:
         ///   - now: the clock, in seconds since 1970.
         ///   - random: the source of each `jti`.
+        ///   - key: the key that signs the assertion.
+        ///   - audience: the `aud` claim.
+        ///   - lifetime: seconds from `iat` to `exp`.
         public init(
             key: JOSE.SigningKey,
             audience: Audience = .endpoint,

@@ -25,6 +25,13 @@ extension OAuth2 {
 
         /// - Parameters:
         ///   - random: the source of `state` (32 octets).
+        ///   - authorizationEndpoint: the server's authorization endpoint.
+        ///   - clientID: the client's `client_id`.
+        ///   - redirectURI: where the server sends the answer.
+        ///   - scope: the scopes asked for.
+        ///   - additionalParameters: more request parameters, appended as given.
+        ///   - issuer: the server's issuer, to check `iss` in the answer.
+        ///   - requiresIssuer: refuse an answer without `iss`.
         /// - Throws: ``OAuth2/Error/Code/insecureEndpoint`` for an endpoint over plain http to a
         ///   non-loopback host; ``OAuth2/Error/Code/invalidConfiguration`` for an empty client id
         ///   or redirect URI, a redirect URI with a fragment, the scope `openid` (an ID token

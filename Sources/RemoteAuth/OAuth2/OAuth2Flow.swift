@@ -47,6 +47,9 @@ extension OAuth2 {
         /// ``AuthorizationServer/usingMutualTLSAliases()``.
         ///
         /// - Parameter now: the clock, in seconds since 1970.
+        /// - Parameter server: the authorization server's endpoints.
+        /// - Parameter client: the client and how it authenticates.
+        /// - Parameter transport: sends the flow's requests.
         public init(
             server: AuthorizationServer,
             client: Client,
@@ -66,6 +69,9 @@ extension OAuth2 {
         /// - Parameter fallingBackToOpenIDConfiguration: when the RFC 8414 document is absent
         ///   (404), fetch the OpenID Connect one instead, whose members are the same (RFC 8414
         ///   §1 and §5: a provider may serve only that one); the issuer is checked the same way.
+        /// - Parameter issuer: the issuer identifier; the document's `issuer` must equal it.
+        /// - Parameter document: which well-known document to fetch.
+        /// - Parameter transport: fetches it.
         /// - Throws: ``OAuth2/Error`` `.issuerMismatch`, `.malformedResponse`, `.serverRefused`,
         ///   `.insecureEndpoint`, `.invalidConfiguration`; the transport's errors.
         public static func discover(
@@ -296,6 +302,7 @@ extension OAuth2 {
         ///   - sleep: waits the given number of seconds (`Task.sleep` in production, a fake
         ///     clock's advance in tests).
         ///   - onWait: called before each wait with the polling state (for a progress line).
+        ///   - authorization: the device authorization response to poll for.
         /// - Throws: ``OAuth2/Error`` `.serverRefused` (`access_denied`, `expired_token`, …) or
         ///   `.deviceCodeExpired`; the transport's and `sleep`'s errors, unchanged.
         public func pollDeviceToken(

@@ -77,7 +77,8 @@ extension OAuth2.Flow {
 
     /// The authorization request, pushed first when `push` is `true` or the server requires it
     /// (`require_pushed_authorization_requests`, [RFC 9126 §5](https://www.rfc-editor.org/rfc/rfc9126#section-5)).
-    /// The asynchronous counterpart of ``authorizationRequest(redirectURI:scope:resources:additionalParameters:random:)``,
+    /// The asynchronous counterpart of
+    /// ``authorizationRequest(redirectURI:scope:resources:additionalParameters:maxAge:random:)``,
     /// for clients that want PAR whenever the server offers or requires it. `maxAge` is OpenID
     /// Connect's `max_age` (a step-up's, [RFC 9470 §4](https://www.rfc-editor.org/rfc/rfc9470#section-4)).
     public func startAuthorization(

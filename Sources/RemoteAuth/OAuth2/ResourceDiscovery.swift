@@ -51,6 +51,8 @@ extension OAuth2 {
         ///     answers with its challenge rather than `404` or `405`. `GET` by default.
         ///   - signedMetadata: verifies and applies the document's `signed_metadata` (RFC 9728
         ///     §2.2) with these keys; `nil` ignores it, as §2.2 allows.
+        ///   - now: the clock, seconds since 1970 (for signed metadata).
+        ///   - transport: sends the discovery's requests.
         /// - Throws: ``OAuth2/Error/Code/resourceMismatch`` for a document about another
         ///   resource; ``OAuth2/Error/Code/unsuitableAuthorizationServer`` for a resource that
         ///   lists no authorization server, an issuer it does not list, or a server without

@@ -27,6 +27,7 @@ extension OAuth2 {
         /// challenge says `insufficient_scope` or `insufficient_user_authentication`.
         ///
         /// - Parameter currentScope: the scope the refused token has.
+        /// - Parameter response: the resource's refusal.
         public init?(response: HTTPResponse, currentScope: [String]?) {
             guard response.status == .unauthorized || response.status == .forbidden else { return nil }
             let challenges = AuthenticationChallenge.parseEachField(response.headerFields, name: .wwwAuthenticate).challenges

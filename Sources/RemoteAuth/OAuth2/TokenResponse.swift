@@ -32,6 +32,8 @@ extension OAuth2 {
         ///     keeps theirs, and one without `scope` keeps theirs
         ///     ([RFC 6749 §6](https://www.rfc-editor.org/rfc/rfc6749#section-6)).
         ///   - secrets: the request's secrets, kept out of any excerpt of the body.
+        ///   - status: the response's status code.
+        ///   - body: the response's body.
         /// - Throws: ``OAuth2/Error/Code/serverRefused`` for an error response
         ///   ([§5.2](https://www.rfc-editor.org/rfc/rfc6749#section-5.2)), with `status`;
         ///   ``OAuth2/Error/Code/malformedResponse`` (with `status` and at most 200 characters of

@@ -96,6 +96,10 @@ extension OpenIDConnect {
         ///     when discovered: the allow-list is intersected with it.
         ///   - clientSecret: the client secret, the HS256 key; used only when `allowedAlgorithms`
         ///     holds HS256.
+        ///   - clientID: the client's `client_id`, which `aud` must contain.
+        ///   - keys: where the issuer's verification keys come from.
+        ///   - leeway: seconds of clock skew allowed for `exp`, `iat` and `auth_time`.
+        ///   - trustedAudiences: audiences besides the client that may appear in `aud`.
         /// - Throws: ``OpenIDConnect/Error/Code/invalidConfiguration`` when no algorithm is left,
         ///   or HS256 is allowed without a client secret.
         public init(

@@ -59,6 +59,12 @@ extension OpenIDConnect {
         ///   - clientSecret: needed only when `allowedAlgorithms` holds HS256.
         ///   - keySetCache: the cache to use (one per issuer, shared between flows); made here
         ///     when `nil`.
+        ///   - metadata: the provider's metadata.
+        ///   - clientID: the client's `client_id`.
+        ///   - transport: fetches the provider's keys.
+        ///   - now: the clock, seconds since 1970.
+        ///   - allowedAlgorithms: the ID token algorithms accepted.
+        ///   - leeway: seconds of clock skew allowed.
         /// - Throws: ``OpenIDConnect/Error/Code/invalidConfiguration`` when the metadata has no
         ///   `jwks_uri` or no algorithm is left; ``OpenIDConnect/Error/Code/malformed``;
         ///   ``OAuth2/Error/Code/insecureEndpoint`` for a `jwks_uri` over plain http elsewhere

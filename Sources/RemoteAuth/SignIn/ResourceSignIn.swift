@@ -66,6 +66,13 @@ extension OAuth2 {
         ///     the authorization request ([RFC 9470 §4](https://www.rfc-editor.org/rfc/rfc9470#section-4));
         ///     with `openid` in the scope, the new ID token's `acr` must be one of them and its
         ///     `auth_time` within `max_age`.
+        ///   - discovery: what resource discovery found.
+        ///   - agent: where the user signs in.
+        ///   - dpop: binds the tokens to this prover's key, when given.
+        ///   - transport: sends the flow's requests.
+        ///   - now: the clock, seconds since 1970.
+        ///   - random: the source of `state`, PKCE and nonces.
+        ///   - onIdentified: told how the client identified itself, before the user signs in.
         ///
         /// With `openid` in `scope` the ID token is validated (OpenID Connect Core §3.1.3.7,
         /// the keys from the server's `jwks_uri`, the nonce sent).

@@ -17,6 +17,8 @@ public protocol SignInUserAgent: Sendable {
     ///
     /// - Parameter redirectURI: the redirect URI the client registered, when it names one the
     ///   agent must receive at; `nil` lets the agent choose (a loopback listener's free port).
+    /// - Parameter authorizationURL: turns the redirect URI the agent receives at into the URL to show.
+    /// - Parameter callback: judges each URL that comes back to the redirect URI.
     func signIn<Value: Sendable>(
         redirectURI: String?,
         authorizationURL: @escaping @Sendable (_ redirectURI: String) async throws -> String,

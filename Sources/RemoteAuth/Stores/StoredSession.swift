@@ -7,7 +7,7 @@ import Foundation
 /// A signed-in session of any scheme, as a ``TokenStore`` keeps it: a ``Kind`` and its payload,
 /// an open registry. OAuth 1.0a and OAuth 2 sessions are typed (``oauth1(_:)``, ``oauth2(_:)``);
 /// any other scheme stores its own `Codable` payload under its own kind
-/// (``init(kind:payload:)``, ``payload(_:)``), and a kind this release does not know is kept as
+/// (``init(kind:payload:)``, ``payload(_:kind:)``), and a kind this release does not know is kept as
 /// it was read and written back unchanged, so a new scheme's credentials break no `switch` and
 /// no older reader.
 ///

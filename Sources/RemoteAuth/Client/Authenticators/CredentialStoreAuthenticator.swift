@@ -49,6 +49,9 @@ public actor CredentialStoreAuthenticator: RequestAuthenticator, CustomStringCon
     ///     override it per request).
     ///   - qop: the Digest `qop` to prefer when several are offered (`nil`: `auth`).
     ///   - logger: where malformed challenges are logged, at `debug`.
+    ///   - credentials: where the credential for an origin and realm is found.
+    ///   - party: whom it answers: the origin (`401`) or a proxy (`407`).
+    ///   - cnonceGenerator: where Digest cnonces come from.
     public init(
         credentials: any CredentialStore,
         party: Party = .origin,

@@ -7,8 +7,9 @@ extension OAuth2 {
     /// A DPoP-bound access token is useless without the private key the client keeps: every
     /// request carries a fresh proof (a JWS in the `DPoP` field) signed over its method and URL.
     ///
-    /// Client side: a ``Prover`` holds the key and the server nonces; ``Transport`` adds proofs
-    /// at the token endpoint; an ``OAuth2/TokenSession`` with a prover sends `DPoP` tokens
+    /// Client side: a ``Prover`` holds the key and the server nonces; a flow bound with
+    /// ``OAuth2/Flow/binding(to:)`` adds proofs at the token endpoint; an
+    /// ``OAuth2/TokenSession`` with a prover sends `DPoP` tokens
     /// ([RFC 9449 §7.1](https://www.rfc-editor.org/rfc/rfc9449#section-7.1)). Server side:
     /// ``ProofVerifier`` checks a proof as [RFC 9449 §4.3](https://www.rfc-editor.org/rfc/rfc9449#section-4.3)
     /// says, with a bounded ``ReplayCache``.
@@ -79,6 +80,12 @@ extension OAuth2.DPoP {
     /// - Parameters:
     ///   - jti: unique per proof; ``Prover`` draws 128 random bits.
     ///   - accessToken: for a resource request, the token the proof goes with (`ath`).
+    ///   - method: the request's method (`htm`).
+    ///   - url: the request's URL (`htu`, without its query and fragment).
+    ///   - key: the private key that signs the proof.
+    ///   - publicJWK: the public key to put in the header; derived from `key` when `nil`.
+    ///   - issuedAt: `iat`, seconds since 1970.
+    ///   - nonce: the server's `DPoP-Nonce`, if it gave one.
     /// - Throws: ``Error/Code/invalidKey`` for a key without a public JWK (HMAC).
     public static func proof(
         method: HTTPRequest.Method,

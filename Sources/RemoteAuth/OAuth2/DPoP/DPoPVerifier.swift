@@ -76,6 +76,10 @@ extension OAuth2.DPoP {
         ///     must be its hash.
         ///   - thumbprint: the `cnf.jkt` the token is bound to: the proof's key must have it.
         ///   - nonce: the nonce the server currently requires, if it requires one.
+        ///   - proof: the `DPoP` field's value.
+        ///   - method: the request's method.
+        ///   - url: the request's URL as the server was reached.
+        ///   - replayCache: the `jti`s seen recently; this proof's is added.
         /// - Throws: ``Error`` with the code of the first failed step.
         public func verify(
             _ proof: String,

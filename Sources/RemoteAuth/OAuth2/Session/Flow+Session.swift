@@ -27,6 +27,11 @@ extension OAuth2.Flow {
     ///     or resources narrower than their origin (`https://api.example.com/v1`: that path and
     ///     below only).
     ///   - dpop: the prover the tokens are bound to (give the flow's transport the same one).
+    ///   - tokens: the tokens of the sign-in.
+    ///   - store: where the session is kept.
+    ///   - service: the store's service name for the session.
+    ///   - account: the store's account for the session.
+    ///   - grant: the grant the tokens came from.
     /// - Throws: ``ClientError/Code/invalidURL`` for a resource that is not an absolute
     ///   `http`/`https` URL; the store's error.
     public func session(
@@ -156,6 +161,10 @@ extension OAuth2.Flow {
     ///   - resources: where the access token may be sent: origins (`https://api.example.com`), or
     ///     resources narrower than their origin (`https://api.example.com/v1`: that path and below).
     ///   - resourceIndicators: RFC 8707 `resource` values to ask the token for, on every grant.
+    ///   - scope: the scopes asked for.
+    ///   - store: where the session is kept.
+    ///   - service: the store's service name for the session.
+    ///   - account: the store's account; the client id when `nil`.
     public func clientCredentialsSession(
         scope: [String] = [],
         resources: [String],

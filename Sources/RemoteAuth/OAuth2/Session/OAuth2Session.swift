@@ -132,7 +132,7 @@ extension OAuth2 {
             }
         }
 
-        /// ``resourceOrigins`` as scopes, for ``InMemoryCredentialStore/add(_:for:allowingPlainHTTP:)``.
+        /// ``resourceOrigins`` as scopes, for ``InMemoryCredentialStore/add(_:for:allowingPlainHTTP:persistence:)``.
         ///
         /// - Throws: ``ClientError/Code/invalidURL`` for an origin that is not an absolute
         ///   `http`/`https` URL.

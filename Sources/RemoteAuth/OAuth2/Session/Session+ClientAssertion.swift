@@ -89,8 +89,16 @@ extension OAuth2.TokenSession {
     /// expiry (``OAuth2/Session/tokenSource(flow:)``).
     ///
     /// - Parameters:
+    ///   - store: where the session is kept.
+    ///   - service: the session's service name.
+    ///   - account: the session's account.
+    ///   - transport: sends the refreshes.
+    ///   - policy: when to refresh.
+    ///   - now: the clock, seconds since 1970.
+    ///   - assertionKey: the client's `private_key_jwt` key; `nil` for other methods.
     ///   - clientSecret: the client secret to authenticate with instead of the stored one (a
     ///     secret rotated since the sign-in, or one never stored); it is not saved.
+    ///   - random: the source of assertion `jti`s and DPoP proofs.
     ///   - logger: where the session's refreshes and token requests are logged, at `debug`.
     public static func restore(
         from store: any TokenStore,

@@ -3,7 +3,7 @@ import Tracing
 
 extension OAuth2 {
     /// A signed-in OAuth 2 session that hands out valid tokens, refreshing them when needed,
-    /// never twice at once: the few lines around a ``RefreshStateMachine`` that call the
+    /// never twice at once: the few lines around a `RefreshStateMachine` that call the
     /// refresher and the store. See the machine for the rules (refresh before expiry, once on
     /// `invalid_token`, single flight, persist before use, re-read the store after
     /// `invalid_grant`, a refresh window).
@@ -61,13 +61,15 @@ extension OAuth2 {
         /// - Parameters:
         ///   - session: the session as signed in; it is not saved until its first rotation
         ///     (save it yourself after a sign-in).
-        ///   - store, service, account: where rotations are saved, and re-read after
-        ///     `invalid_grant`.
         ///   - now: seconds since 1970.
         ///   - dpop: the prover for a session whose tokens are DPoP-bound (give the refresher
         ///     the same prover, e.g. through a flow bound with ``OAuth2/Flow/binding(to:)``).
         ///   - logger: where refreshes are logged, at `debug`.
         ///   - refresher: turns tokens into new ones with their refresh token.
+        ///   - store: where rotations are saved, and re-read after `invalid_grant`.
+        ///   - service: the session's service name in the store.
+        ///   - account: the session's account in the store.
+        ///   - policy: when to refresh, and how often at most.
         /// - Throws: ``ClientError/Code/invalidURL`` for a resource origin that is not an absolute
         ///   `http`/`https` URL.
         public init(
