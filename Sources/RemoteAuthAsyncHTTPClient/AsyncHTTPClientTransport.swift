@@ -5,13 +5,14 @@ import NIOHTTP1
 public import RemoteAuth
 import RemoteAuthNIOShared
 
-/// An ``RemoteAuth/HTTPTransport`` over AsyncHTTPClient. Header fields cross over in order, one
+/// An `HTTPTransport` over AsyncHTTPClient. Header fields cross over in order, one
 /// for one, repeated names kept; the reason phrase is kept. Failures below HTTP are
-/// ``RemoteAuth/TransportError``s, AsyncHTTPClient's or SwiftNIO's error kept as the underlying one.
+/// `TransportError`s, AsyncHTTPClient's or SwiftNIO's error kept as the underlying one.
 ///
 /// The `HTTPClient` must not follow redirects (`redirectConfiguration: .disallow`):
-/// ``RemoteAuth/AuthenticatingClient`` follows them itself, so that credentials are dropped
-/// when the origin changes. ``withTransport(configuration:connectTimeout:timeout:isolation:_:)``
+/// `AuthenticatingClient` follows them itself, so that credentials are dropped
+/// when the origin changes.
+/// ``withTransport(configuration:connectTimeout:timeout:maximumResponseBytes:isolation:_:)``
 /// sets that up, see ``clientConfiguration(_:connectTimeout:)``.
 public struct AsyncHTTPClientTransport: HTTPTransport {
     public let client: HTTPClient
@@ -23,13 +24,15 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
 
     /// - Parameter client: a client whose redirect configuration is `.disallow` (see
     ///   ``clientConfiguration(_:connectTimeout:)``).
+    /// - Parameter timeout: the deadline for one request (``timeout``).
+    /// - Parameter maximumResponseBytes: the largest response body read (``maximumResponseBytes``).
     public init(client: HTTPClient, timeout: TimeAmount = .seconds(30), maximumResponseBytes: Int = 16 << 20) {
         self.client = client
         self.timeout = timeout
         self.maximumResponseBytes = maximumResponseBytes
     }
 
-    /// `base` made fit for this transport: redirects disallowed (``RemoteAuth/AuthenticatingClient``
+    /// `base` made fit for this transport: redirects disallowed (`AuthenticatingClient`
     /// follows them), a refused or unresolvable connection failing at once rather than retried
     /// until the connect timeout (`retryConnectionEstablishment = false`), and `connectTimeout`,
     /// when given, bounding each connection's TCP connect and TLS handshake.
@@ -106,10 +109,10 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
         return (HTTPResponse(status: status, headerFields: fields), Array(buffer.readableBytesView))
     }
 
-    /// Streams both ways: a streamed ``RequestBody`` goes out chunk by chunk (with
+    /// Streams both ways: a streamed `RequestBody` goes out chunk by chunk (with
     /// `Content-Length` when its length is known, else chunked), and the response body is
     /// handed back as it arrives, each chunk read only when the caller asks for it, failing
-    /// with ``RemoteAuth/TransportError/Code/responseTooLarge`` past ``maximumResponseBytes``.
+    /// with `TransportError.Code.responseTooLarge` past ``maximumResponseBytes``.
     /// The deadline (``timeout``) covers the request up to the response's head; the caller
     /// reads the body at its own pace.
     public func stream(_ request: HTTPRequest, body: RequestBody?) async throws -> (HTTPResponse, ResponseBody) {
@@ -144,7 +147,7 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
     }
 
     /// Runs `body` until `deadline`; past it, `body` is cancelled (AsyncHTTPClient then closes
-    /// the connection) and the request fails with ``RemoteAuth/TransportError/Code/timedOut``.
+    /// the connection) and the request fails with `TransportError.Code.timedOut`.
     static func withDeadline<T: Sendable>(
         _ deadline: NIODeadline, origin: String, _ body: @escaping @Sendable () async throws -> T
     ) async throws -> T {

@@ -9,12 +9,12 @@ extension AsyncHTTPClientTransport {
     ///
     /// AsyncHTTPClient 1.37.0 builds its TLS handler as `NIOSSLClientHandler(context:serverHostname:)`
     /// and takes no verification callback, so only what a `TLSConfiguration` says can be enforced:
-    /// - ``RemoteAuth/DefaultTrustPolicy``: the system's roots, or `trustRoots` set to the bundle
+    /// - `DefaultTrustPolicy`: the system's roots, or `trustRoots` set to the bundle
     ///   (so a given certificate can be the only root: the one pin AsyncHTTPClient can take);
-    /// - ``RemoteAuth/InsecureAcceptAnythingPolicy``: `certificateVerification = .none`.
+    /// - `InsecureAcceptAnythingPolicy`: `certificateVerification = .none`.
     ///
-    /// A ``RemoteAuth/PublicKeyPinningPolicy`` (SPKI hashes), a ``RemoteAuth/CertificatePinningPolicy``
-    /// (an exact leaf), a policy that differs per host, or a policy of your own throw ``RemoteAuth/TrustError/Code/unsupportedByTransport``: use
+    /// A `PublicKeyPinningPolicy` (SPKI hashes), a `CertificatePinningPolicy`
+    /// (an exact leaf), a policy that differs per host, or a policy of your own throw `TrustError.Code.unsupportedByTransport`: use
     /// `RemoteAuthNIO`'s `NIOHTTP1Transport`, which checks them inside the handshake.
     public static func configuration(
         trust: ServerTrust,

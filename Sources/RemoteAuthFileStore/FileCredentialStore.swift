@@ -1,14 +1,14 @@
 public import Foundation
 public import RemoteAuth
 
-/// A ``CredentialStore`` that keeps ``CredentialPersistence/permanent`` credentials in a JSON
+/// A `CredentialStore` that keeps `CredentialPersistence.permanent` credentials in a JSON
 /// file, and the others in memory.
 ///
 /// The file is created with mode 0600 before any secret is written, and replaced atomically (a
 /// temporary file in the same folder, synced, then renamed over the old one), so a crash leaves
 /// the old file or the new one, never half of either. Its passwords are in clear text, protected
 /// by the file's mode, as `.netrc` keeps them; on Apple platforms a Keychain store can implement
-/// the same ``CredentialStore`` protocol.
+/// the same `CredentialStore` protocol.
 public actor FileCredentialStore: CredentialStore {
     struct Entry: Codable, Sendable {
         var scheme: String
@@ -16,7 +16,7 @@ public actor FileCredentialStore: CredentialStore {
         var port: Int
         var realm: String?
         var user: String
-        /// A plain JSON string, as before ``Secret`` existed.
+        /// A plain JSON string, as before `Secret` existed.
         var password: Secret
         var basic: Bool
         var digest: Bool

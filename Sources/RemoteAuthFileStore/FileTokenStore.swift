@@ -1,7 +1,7 @@
 public import Foundation
 public import RemoteAuth
 
-/// A ``TokenStore`` in one JSON file (mode 0600, replaced atomically), by default
+/// A `TokenStore` in one JSON file (mode 0600, replaced atomically), by default
 /// `$REMOTE_AUTH_HOME/tokens.json` or `$XDG_CONFIG_HOME/remote-auth/tokens.json`. Secrets are in
 /// clear text, protected by the file's mode. Files written before sessions of other protocols
 /// existed (an OAuth 1.0a session without a `kind`) still open.
@@ -11,7 +11,7 @@ public import RemoteAuth
 ///
 /// Processes share it safely: every change (a save, a removal, an
 /// ``withExclusiveAccess(service:account:_:)``) holds an advisory lock (`flock(2)`) on `PATH.lock`
-/// beside the file, so two changes never interleave, and an ``OAuth2/TokenSession`` refreshes
+/// beside the file, so two changes never interleave, and an `OAuth2.TokenSession` refreshes
 /// holding it: two `remote-auth request --profile` processes whose token expired at the same
 /// moment refresh once, and the second uses what the first saved. Readers take no lock: the file
 /// is replaced whole by `rename(2)`, so a reader (or a `kill -9` in the middle of a write) sees
@@ -41,6 +41,7 @@ public actor FileTokenStore: CoordinatedTokenStore {
     /// - Parameter lockTimeout: how long a change waits for the lock another process (or store
     ///   object) holds, a refresh included, before it fails with
     ///   ``FileStoreError/Code-swift.struct/lockTimeout``.
+    /// - Parameter path: the JSON file; created (mode 0600) on the first save.
     /// - Throws: ``FileStoreError`` when group or others can access the file
     ///   (`.permissionsTooOpen`), or it is not the JSON this store writes (`.corruptFile`).
     public init(path: String = FileTokenStore.defaultPath(), lockTimeout: Duration = .seconds(30)) throws {

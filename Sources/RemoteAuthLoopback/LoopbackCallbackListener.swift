@@ -174,6 +174,12 @@ public final class LoopbackCallbackListener: Sendable {
     ///   asks for a redirect registered without one; a fixed port serves a redirect registered
     ///   with its port (servers that compare redirect URIs exactly, an OpenID Connect
     ///   `post_logout_redirect_uri`, [RP-Initiated Logout 1.0 §3](https://openid.net/specs/openid-connect-rpinitiated-1_0.html#RedirectionAfterLogout)).
+    /// - Parameter path: the callback path the listener answers; others get 404.
+    /// - Parameter page: shown to the browser once the app accepted the callback.
+    /// - Parameter title: the title of that page.
+    /// - Parameter deniedPage: shown when the callback says the user refused.
+    /// - Parameter isolation: the actor `body` runs on; the caller's by default.
+    /// - Parameter body: runs with the callback URL (`http://127.0.0.1:PORT/PATH`) and the listener.
     /// - Throws: ``ListenerError`` when the port cannot be bound (in use), naming it.
     public static func withListener<Result>(
         path: String = "/callback",

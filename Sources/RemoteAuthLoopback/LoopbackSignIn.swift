@@ -7,14 +7,14 @@ extension LoopbackCallbackListener {
     /// the browser it is signed in.
     ///
     /// A request that is not this sign-in's answer (another or no `state`, a wrong `iss`, tokens
-    /// in the redirect, no code: every ``OAuth2/Error`` of
-    /// ``OAuth2/PendingAuthorization/parseCallback(_:)`` but the server's own refusal) is shown
+    /// in the redirect, no code: every `OAuth2.Error` of
+    /// `OAuth2.PendingAuthorization.parseCallback(_:)` but the server's own refusal) is shown
     /// an error page, passed to `onIgnored` with its reason, and the wait goes on
     /// ([RFC 8252 §8.9](https://www.rfc-editor.org/rfc/rfc8252#section-8.9)). The server's
     /// refusal (`error`, with the right `state` and `iss`) and a failed exchange end the wait:
     /// they are thrown, and the browser is told.
     ///
-    /// - Throws: ``ListenerError`` at the timeout; ``OAuth2/Error`` `.serverRefused`; the
+    /// - Throws: ``ListenerError`` at the timeout; `OAuth2.Error` `.serverRefused`; the
     ///   exchange's errors.
     public func tokens(
         for pending: OAuth2.PendingAuthorization,
@@ -42,7 +42,7 @@ extension LoopbackCallbackListener {
     /// request token, or without a verifier, is shown an error page, passed to `onIgnored`, and
     /// the wait goes on; the user's refusal (`denied` naming this request token) ends it.
     ///
-    /// - Throws: ``ListenerError`` at the timeout; ``OAuth1/FlowError`` `.consentDenied`; the
+    /// - Throws: ``ListenerError`` at the timeout; `OAuth1.FlowError` `.consentDenied`; the
     ///   exchange's errors.
     public func accessToken(
         for requestToken: OAuth1.RequestToken,

@@ -56,7 +56,9 @@ public struct LoopbackUserAgent: SignInUserAgent {
     ///   `nil` for `/callback` on a free port. `localhost` is served too (the listener binds
     ///   127.0.0.1; RFC 8252 §8.3 prefers the literal) and kept as written: the server compares
     ///   the redirect URI with the registered one.
-    /// - Throws: ``SignInError/Code/unsupportedRedirectURI`` for a redirect URI the listener
+    /// - Parameter authorizationURL: turns the redirect URI the listener receives at into the URL to open.
+    /// - Parameter callback: judges each request that reaches the callback path.
+    /// - Throws: `SignInError.Code.unsupportedRedirectURI` for a redirect URI the listener
     ///   cannot serve (not `http` on `127.0.0.1` or `localhost`, or with a query, fragment or user);
     ///   ``LoopbackCallbackListener/ListenerError`` (`.timedOut`, `.portUnavailable`).
     public func signIn<Value: Sendable>(

@@ -9,13 +9,13 @@ import RemoteAuthNIOShared
 import SwiftASN1
 import X509
 
-/// An ``RemoteAuth/HTTPTransport`` on SwiftNIO's HTTP/1.1 codec that owns its TLS handshake,
-/// so that a ``RemoteAuth/TrustPolicy`` (SPKI pins, a pinned certificate, a CA bundle) decides
+/// An `HTTPTransport` on SwiftNIO's HTTP/1.1 codec that owns its TLS handshake,
+/// so that a `TrustPolicy` (SPKI pins, a pinned certificate, a CA bundle) decides
 /// about the server's certificates from inside the handshake, before any byte of the request,
-/// `Authorization` included, is written. A rejected server gives a ``RemoteAuth/TrustRejection``
+/// `Authorization` included, is written. A rejected server gives a `TrustRejection`
 /// naming the host and the keys it presented.
 ///
-/// Other failures are ``RemoteAuth/TransportError``s. ``Configuration/connectTimeout`` bounds
+/// Other failures are `TransportError`s. ``Configuration/connectTimeout`` bounds
 /// connecting (name resolution included) and ``Configuration/timeout`` the whole request, every
 /// phase: waiting for a free connection, connecting, the TLS handshake, writing, waiting for the
 /// head, reading the body.
@@ -33,8 +33,9 @@ import X509
 /// under their deadline. ``shutdown()`` (or the end of ``withTransport(configuration:group:isolation:_:)``,
 /// or the last copy of the transport going away) closes the idle ones.
 ///
-/// It does not follow redirects; ``RemoteAuth/AuthenticatingClient`` does.
+/// It does not follow redirects; `AuthenticatingClient` does.
 public struct NIOHTTP1Transport: HTTPTransport {
+    /// What the transport trusts and presents, how long it waits, and how many connections it keeps.
     public struct Configuration: Sendable {
         /// The trust policy per host (default: the system's roots, host name checked).
         public var trust: ServerTrust
@@ -45,7 +46,7 @@ public struct NIOHTTP1Transport: HTTPTransport {
         public var connectTimeout: TimeAmount
         /// The deadline for one request, from asking for a connection to the last body byte: when
         /// it passes, the request's connection is closed, whatever phase the request is in, and
-        /// the request fails with ``RemoteAuth/TransportError/Code/timedOut``.
+        /// the request fails with `TransportError.Code.timedOut`.
         public var timeout: TimeAmount
         /// The largest response body read; a larger one fails the request (and closes its
         /// connection).
@@ -85,7 +86,7 @@ public struct NIOHTTP1Transport: HTTPTransport {
     var poolState: ConnectionPoolState<ConnectionPool.Key> { pool.state }
     private var keepsAlive: Bool { configuration.idleTimeout > .zero }
 
-    /// - Throws: ``RemoteAuth/TrustError`` when the client identity does not parse.
+    /// - Throws: `TrustError` when the client identity does not parse.
     public init(
         configuration: Configuration = Configuration(),
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
@@ -133,7 +134,7 @@ public struct NIOHTTP1Transport: HTTPTransport {
 
     /// Closes the idle connections and fails the requests waiting for one; requests in flight
     /// finish, then their connections close. Every later request fails at once with
-    /// ``RemoteAuth/TransportError/Code/connectFailed``. Returns once the idle connections are
+    /// `TransportError.Code.connectFailed`. Returns once the idle connections are
     /// closed.
     public func shutdown() async {
         for closed in pool.shutDown() {

@@ -4,7 +4,7 @@ public import OpenAPIRuntime
 public import RemoteAuth
 
 /// RemoteAuth's authenticator chain inside any client swift-openapi-generator made: a
-/// `ClientMiddleware` that runs each ``RemoteAuth/ScopedAuthenticator`` for the operation's
+/// `ClientMiddleware` that runs each `ScopedAuthenticator` for the operation's
 /// origin (the server URL and the operation's path make the absolute URL its authenticators
 /// sign), sends through `next`, lets each judge the response, and sends again when one asks
 /// (a refreshed token, a DPoP nonce), at most ``maximumRetries`` times.
@@ -15,7 +15,7 @@ public import RemoteAuth
 /// ```
 ///
 /// - Credentials go only to their authenticator's origin, never over plain `http` except to
-///   loopback hosts or with the authenticator's opt-in (``RemoteAuth/ClientError/Code/plainHTTPRefused``),
+///   loopback hosts or with the authenticator's opt-in (`ClientError.Code.plainHTTPRefused`),
 ///   and never in place of a field the caller set.
 /// - Bodies: a body of known length up to ``replayableBodyLimit`` is read once, shown to the
 ///   authenticators (an OAuth 1.0a form body is signed) and sent again on a retry; a longer or

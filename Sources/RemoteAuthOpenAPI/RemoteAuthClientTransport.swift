@@ -3,7 +3,7 @@ public import HTTPTypes
 public import OpenAPIRuntime
 public import RemoteAuth
 
-/// Any RemoteAuth ``RemoteAuth/HTTPTransport`` as an OpenAPI `ClientTransport`: a generated client
+/// Any RemoteAuth `HTTPTransport` as an OpenAPI `ClientTransport`: a generated client
 /// over `NIOHTTP1Transport` (trust in the handshake, pins, a client certificate) or any other.
 /// The body is read whole (up to ``maximumRequestBody``), as the transport seam takes it.
 public struct RemoteAuthClientTransport: ClientTransport {

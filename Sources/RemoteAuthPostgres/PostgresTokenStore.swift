@@ -3,12 +3,12 @@ public import Logging
 public import PostgresNIO
 public import RemoteAuth
 
-/// A ``RemoteAuth/TokenStore`` in a PostgreSQL table, shared by every instance of a backend:
+/// A `TokenStore` in a PostgreSQL table, shared by every instance of a backend:
 /// the database such deployments already run coordinates their refreshes, with no service of
 /// our own.
 ///
 /// Sessions are rows of `(service, account, session jsonb, updated_at)`, the table created if
-/// missing. Every change, and every refresh an ``RemoteAuth/OAuth2/TokenSession`` makes through
+/// missing. Every change, and every refresh an `OAuth2.TokenSession` makes through
 /// ``withExclusiveAccess(service:account:_:)``, runs in a transaction that first takes a
 /// transaction-level advisory lock on the session's key (`pg_advisory_xact_lock`, which works
 /// for a row that does not exist yet, unlike `SELECT … FOR UPDATE`): N instances refreshing one

@@ -193,13 +193,19 @@ public struct SandboxConfiguration: Sendable {
     /// `self_signed_tls_client_auth` clients' against the registered one (RFC 8705 §2), and
     /// tokens are bound to it (§3).
     public struct TLSMaterial: Sendable {
+        /// The server's certificate chain, leaf first, PEM.
         public var certificateChainPEM: String
+        /// The server's private key, PEM.
         public var privateKeyPEM: String
+        /// The CA whose client certificates the handshake accepts, PEM; `nil` takes any.
         public var clientCAPEM: String?
         /// The handshake fails without a client certificate from `clientCAPEM`.
         public var requiresClientCertificate: Bool
         /// - Parameter requiresClientCertificate: `nil` requires one exactly when `clientCAPEM`
         ///   is given.
+        /// - Parameter certificateChainPEM: the server's certificate chain, leaf first.
+        /// - Parameter privateKeyPEM: the server's private key.
+        /// - Parameter clientCAPEM: the CA whose client certificates are accepted; `nil` takes any.
         public init(
             certificateChainPEM: String,
             privateKeyPEM: String,

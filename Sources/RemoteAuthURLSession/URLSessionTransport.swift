@@ -6,10 +6,10 @@ public import RemoteAuth
 import FoundationNetworking
 #endif
 
-/// An ``HTTPTransport`` over Foundation's `URLSession` (FoundationNetworking on Linux).
+/// An `HTTPTransport` over Foundation's `URLSession` (FoundationNetworking on Linux).
 ///
 /// It puts one request on the wire and hands back what came back, leaving authentication and
-/// redirects to ``AuthenticatingClient``:
+/// redirects to `AuthenticatingClient`:
 /// - redirects are not followed (the 3xx response is returned);
 /// - authentication challenges are not answered (the session's credential storage, cookie
 ///   storage and cache are off), so a 401 or 407 comes back to the client.
@@ -26,9 +26,9 @@ import FoundationNetworking
 /// occur; there is no `SecTrust`), has no per-session CA bundle and no access to the
 /// certificate chain, and does not ask the delegate for a client certificate. It evaluates the
 /// system's roots and the host name, nothing else. So this transport accepts only
-/// ``RemoteAuth/ServerTrust`` with ``RemoteAuth/DefaultTrustPolicy`` on the system roots and no
-/// ``RemoteAuth/ClientIdentity``; anything else (a pin, a CA bundle, a pinned certificate,
-/// accept-anything, mutual TLS) throws ``RemoteAuth/TrustError/Code/unsupportedByTransport``
+/// `ServerTrust` with `DefaultTrustPolicy` on the system roots and no
+/// `ClientIdentity`; anything else (a pin, a CA bundle, a pinned certificate,
+/// accept-anything, mutual TLS) throws `TrustError.Code.unsupportedByTransport`
 /// from the initializer rather than connect without it. Use `RemoteAuthNIO`'s
 /// `NIOHTTP1Transport` for those. (On Apple platforms the delegate can evaluate `SecTrust`;
 /// that adapter is not written yet.)
@@ -37,17 +37,17 @@ import FoundationNetworking
 /// `,` (and the order of fields is not kept), and `URLSession` may add `Accept-Encoding` and
 /// decode the body.
 ///
-/// Failures below HTTP are ``RemoteAuth/TransportError``s mapped from `URLError`'s code (kept as
+/// Failures below HTTP are `TransportError`s mapped from `URLError`'s code (kept as
 /// the underlying error). The deadline covers the whole request: the transport cancels the task
 /// when it passes, whatever phase it is in (`URLRequest.timeoutInterval` alone is an idle timeout).
 ///
 /// **Challenges.** The delegate declines (cancels) the HTTP authentication challenges, Basic,
-/// Digest, and also NTLM and Negotiate: ``AuthenticatingClient`` answers what it can with the
+/// Digest, and also NTLM and Negotiate: `AuthenticatingClient` answers what it can with the
 /// credential chosen for the origin, and the system must not answer NTLM or Negotiate (Kerberos)
 /// with ambient credentials behind its back. The TLS challenges (server trust, client certificate)
 /// get the system's default handling: on Apple platforms the server-trust challenge reaches the
 /// same delegate method, and default handling evaluates the system's roots and the host name,
-/// which is what the only ``RemoteAuth/ServerTrust`` this transport accepts asks for.
+/// which is what the only `ServerTrust` this transport accepts asks for.
 ///
 /// **Apple platforms.** Expected to build (the Darwin-specific part is none: the code paths are
 /// the same Foundation API); tested on Linux only.
@@ -56,12 +56,12 @@ public struct URLSessionTransport: HTTPTransport {
     /// The deadline for one request, from connecting to the last body byte, in seconds.
     let timeout: TimeInterval
     /// The largest response body read; a larger one (announced or received) fails the request
-    /// with ``RemoteAuth/TransportError/Code/responseTooLarge`` as soon as it shows.
+    /// with `TransportError.Code.responseTooLarge` as soon as it shows.
     public let maximumResponseBytes: Int
 
     /// A transport with its own ephemeral session.
     ///
-    /// - Throws: ``RemoteAuth/TrustError/Code/unsupportedByTransport`` for a trust policy other
+    /// - Throws: `TrustError.Code.unsupportedByTransport` for a trust policy other
     ///   than the system's default, or a client identity (see the type's discussion).
     public init(
         timeout: TimeInterval = 30, maximumResponseBytes: Int = 16 << 20, trust: ServerTrust,
@@ -242,7 +242,7 @@ public struct URLSessionTransport: HTTPTransport {
         func cancel() { task.withLock { $0?.cancel() } }
     }
 
-    /// Keeps redirects and challenges for ``AuthenticatingClient``, and collects each task's
+    /// Keeps redirects and challenges for `AuthenticatingClient`, and collects each task's
     /// response within its limit.
     final class Delegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
         // @unchecked because NSObject is not Sendable; the stored values are behind locks.
