@@ -336,6 +336,7 @@ extension AWS {
 
     /// A request SigV4 cannot sign as asked, or a signature that does not verify.
     public struct SigV4Error: CodedError {
+        /// What went wrong, as a stable code: compare it with `==` (the set is open).
         public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
             public let rawValue: String
             public init(rawValue: String) { self.rawValue = rawValue }

@@ -2,6 +2,7 @@
 /// not be read. The ``reason`` names the field and never contains the password.
 /// [RFC 7617 §2](https://www.rfc-editor.org/rfc/rfc7617#section-2)
 public struct BasicError: Error, Hashable, CustomStringConvertible {
+    /// What went wrong, as a stable code: compare it with `==` (the set is open).
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Sendable {
             case invalidUserID, invalidPassword, unencodableCharacter, wrongScheme, malformedCredentials

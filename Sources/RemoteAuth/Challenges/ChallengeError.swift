@@ -3,6 +3,7 @@
 /// ``AuthenticationChallenge/parse(_:name:)``, the field; it never quotes parameter values.
 /// [RFC 9110 §11.2](https://www.rfc-editor.org/rfc/rfc9110#section-11.2)
 public struct ChallengeError: Error, Hashable, CustomStringConvertible {
+    /// What went wrong, as a stable code: compare it with `==` (the set is open).
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Sendable {
             case unterminatedQuotedString, missingValue, invalidCharacter, parameterWithoutScheme

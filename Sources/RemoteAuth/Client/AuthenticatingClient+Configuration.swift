@@ -1,6 +1,7 @@
 public import Logging
 
 extension AuthenticatingClient {
+    /// How the client answers challenges, follows redirects, reaches a proxy and logs.
     public struct Configuration: Sendable {
         /// Send `Basic` credentials on the first request to an origin, before any challenge.
         public var preemptive = false

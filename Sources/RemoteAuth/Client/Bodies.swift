@@ -126,6 +126,7 @@ final class CheckedPass: @unchecked Sendable {
 /// A response body as it arrives, in chunks, bounded by the transport's limit (a longer body
 /// fails with ``TransportError/Code/responseTooLarge``). Iterate it once, or ``collect(upTo:)``.
 public struct ResponseBody: AsyncSequence, Sendable {
+    /// A chunk of the body, as it arrived.
     public typealias Element = [UInt8]
     let stream: AsyncThrowingStream<[UInt8], any Error>
     /// The whole body when it already arrived in memory (a buffering transport).

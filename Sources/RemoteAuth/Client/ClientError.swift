@@ -4,6 +4,7 @@ public import HTTPTypes
 /// secret. An authentication failure carries the challenge that the credential failed to
 /// answer, and the response.
 public struct ClientError: Error, Hashable, CustomStringConvertible {
+    /// What went wrong, as a stable code: compare it with `==` (the set is open).
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Sendable {
             case authenticationFailed, tooManyRedirects, invalidRedirect, plainHTTPRefused, invalidURL

@@ -5,6 +5,7 @@
 /// A server whose certificate is not trusted is a ``TrustRejection``, not a transport error:
 /// nothing failed on the wire, a policy said no.
 public struct TransportError: Error, Hashable, CustomStringConvertible {
+    /// What went wrong, as a stable code: compare it with `==` (the set is open).
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Sendable {
             case connectFailed, connectionRefused, hostNotFound, timedOut, tlsHandshakeFailed

@@ -8,7 +8,9 @@ public struct DigestAuthorization: Sendable, Hashable {
     public let username: String
     /// `userhash=true`: ``username`` is `H(username:realm)`.
     public let userhash: Bool
+    /// `realm`: the protection space the client answered.
     public let realm: String
+    /// `nonce`: the server nonce the client used.
     public let nonce: String
     /// `uri`: the request-target the client signed.
     public let uri: String
@@ -22,7 +24,9 @@ public struct DigestAuthorization: Sendable, Hashable {
     public let nonceCount: UInt32?
     /// `nc` as sent, for recomputing the response byte for byte.
     let nonceCountText: String?
+    /// `cnonce`: the client nonce, present exactly when ``qop`` is.
     public let cnonce: String?
+    /// `opaque`: echoed from the challenge.
     public let opaque: String?
     /// Every parameter as received, in order.
     public let parameters: [AuthenticationChallenge.Parameter]
@@ -267,14 +271,23 @@ public struct DigestVerification: Sendable, Hashable, CustomStringConvertible {
     public struct Failure: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
         public let rawValue: String
         public init(rawValue: String) { self.rawValue = rawValue }
+        /// The username is not the expected user's.
         public static let usernameMismatch = Self(rawValue: "usernameMismatch")
+        /// The realm is not the challenge's.
         public static let realmMismatch = Self(rawValue: "realmMismatch")
+        /// The nonce is not the challenge's.
         public static let nonceMismatch = Self(rawValue: "nonceMismatch")
+        /// The opaque value is not the challenge's.
         public static let opaqueMismatch = Self(rawValue: "opaqueMismatch")
+        /// The algorithm is not the challenge's.
         public static let algorithmMismatch = Self(rawValue: "algorithmMismatch")
+        /// The qop is not one the challenge offered.
         public static let qopMismatch = Self(rawValue: "qopMismatch")
+        /// `uri` is not the request's target.
         public static let uriMismatch = Self(rawValue: "uriMismatch")
+        /// `auth-int` needs the body, and none was given.
         public static let bodyRequired = Self(rawValue: "bodyRequired")
+        /// The credentials' precomputed `H(username:realm:password)` cannot be used here.
         public static let invalidStoredHA1 = Self(rawValue: "invalidStoredHA1")
         /// The request-digest does not match: wrong password, or a tampered parameter.
         public static let responseMismatch = Self(rawValue: "responseMismatch")
@@ -283,9 +296,12 @@ public struct DigestVerification: Sendable, Hashable, CustomStringConvertible {
 
     /// `nil` when valid.
     public let failure: Failure?
+    /// Whether every check passed.
     public var isValid: Bool { failure == nil }
 
+    /// The outcome with `failure`, or a valid one for `nil`.
     public init(failure: Failure?) { self.failure = failure }
+    /// Every check passed.
     public static let valid = DigestVerification(failure: nil)
     public var description: String { failure.map { "invalid: \($0)" } ?? "valid" }
 }
@@ -304,6 +320,7 @@ public struct DigestAuthenticationInfo: Sendable, Hashable, CustomStringConverti
     /// `nc`: echoed from the request.
     public var nonceCount: UInt32?
 
+    /// The field's parameters, each absent unless given.
     public init(
         nextnonce: String? = nil,
         qop: DigestQOP? = nil,

@@ -2,6 +2,7 @@
 /// ``reason`` names the parameter and never contains the password or HA1.
 /// [RFC 7616 §3](https://www.rfc-editor.org/rfc/rfc7616#section-3)
 public struct DigestError: Error, Hashable, CustomStringConvertible {
+    /// What went wrong, as a stable code: compare it with `==` (the set is open).
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Sendable {
             case malformedChallenge, unsupportedAlgorithm, unsupportedQOP, bodyRequired

@@ -58,6 +58,7 @@ extension HTTPMessageSignatures {
     /// digest. The code says which rule failed; the reason names the component, label or
     /// parameter, never a key or a signature.
     public struct Error: CodedError {
+        /// What went wrong, as a stable code: compare it with `==` (the set is open).
         public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
             public let rawValue: String
             public init(rawValue: String) { self.rawValue = rawValue }

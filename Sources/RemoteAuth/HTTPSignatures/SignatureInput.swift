@@ -163,6 +163,7 @@ extension HTTPMessageSignatures {
         /// The labels, in order.
         public var labels: [String] { entries.map(\.label) }
 
+        /// The signature labelled `label`, or `nil` when the message has none by that label.
         public subscript(label: String) -> Entry? { entries.first { $0.label == label } }
 
         /// Reads `Signature-Input` and `Signature` of `fields`: each field's lines combined

@@ -2,6 +2,7 @@ extension JOSE {
     /// Why a JWS, a JWK or a JWK Set was refused: a stable ``code`` and a ``reason`` naming the
     /// member or rule, never a key or a token.
     public struct Error: Swift.Error, Hashable, CustomStringConvertible {
+        /// What went wrong, as a stable code: compare it with `==` (the set is open).
         public struct Code: Hashable, Sendable, CustomStringConvertible {
             private enum Base: String, Sendable {
                 case malformed, algorithmNotAllowed, unsupportedAlgorithm, criticalHeader

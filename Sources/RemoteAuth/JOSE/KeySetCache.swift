@@ -13,6 +13,7 @@ extension JOSE {
     ///   made-up `kid`s cannot make this client hammer the issuer.
     /// - Concurrent callers share one fetch.
     public actor KeySetCache {
+        /// How long a fetched set is used, how often it may be fetched again, and how large it may be.
         public struct Configuration: Sendable, Hashable {
             /// Seconds a fetched set is used without fetching again. Default 600.
             public var timeToLive: Int64 = 600
@@ -69,7 +70,7 @@ extension JOSE {
         /// unknown, once more after a re-fetch (if the last fetch is older than the minimum
         /// interval).
         ///
-        /// - Throws: what ``CompactJWS/verify(with:allowing:type:)-([VerificationKey],_,_)`` throws;
+        /// - Throws: what ``CompactJWS/verify(with:allowing:type:)-([JOSE.VerificationKey],_,_)`` throws;
         ///   ``JOSE/Error/Code/keySetUnavailable`` when the set cannot be fetched.
         @discardableResult
         public func verify(

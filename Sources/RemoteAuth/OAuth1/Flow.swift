@@ -352,6 +352,7 @@ extension OAuth1 {
     /// A failure of the OAuth 1.0a flow, with a stable code; ``problem`` carries the provider's
     /// `oauth_problem` when it gave one. Never carries a secret.
     public struct FlowError: Error, Hashable, CustomStringConvertible {
+        /// What went wrong, as a stable code: compare it with `==` (the set is open).
         public struct Code: Hashable, Sendable, CustomStringConvertible {
             private enum Base: String, Sendable {
                 case providerRefused, callbackNotConfirmed, malformedResponse, callbackMismatch, consentDenied,

@@ -181,6 +181,7 @@ extension OAuth1 {
 /// An OAuth 1.0a failure, with a stable ``Code-swift.struct`` and a reason that names the
 /// parameter or field at fault, never a secret.
 public struct OAuth1Error: Error, Hashable, CustomStringConvertible {
+    /// What went wrong, as a stable code: compare it with `==` (the set is open).
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Sendable {
             case malformedEncoding, malformedRequest, malformedHeader, unsupportedSignatureMethod

@@ -15,6 +15,7 @@ extension OAuth2 {
     /// The overall deadline is the device code's `expires_in`
     /// ([§3.2](https://www.rfc-editor.org/rfc/rfc8628#section-3.2)).
     public struct DevicePolling: Sendable, Hashable {
+        /// What happened: polling began, a wait ended, or the token endpoint answered.
         public enum Event: Sendable, Hashable {
             /// Polling begins, at `now`.
             case start(now: Int64)
@@ -26,6 +27,7 @@ extension OAuth2 {
             case refused(OAuth2.Error, now: Int64)
         }
 
+        /// What to do next: wait, poll, or stop with tokens or an error.
         public enum Action: Sendable, Hashable {
             /// Sleep this many seconds, then send ``Event/waited(now:)``.
             case wait(seconds: Int64)

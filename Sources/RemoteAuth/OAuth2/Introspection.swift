@@ -6,22 +6,33 @@ extension OAuth2 {
     public struct IntrospectionResponse: Sendable, Hashable, CustomStringConvertible {
         /// `active`: whether the token is valid now. When `false` the other members are absent.
         public var active: Bool
+        /// `scope`: the token's scopes.
         public var scope: [String]?
+        /// `client_id`: the client the token was issued to.
         public var clientID: String?
+        /// `username`: a name of the user who authorized the token, for people.
         public var username: String?
+        /// `token_type`: `Bearer`, `DPoP`, ….
         public var tokenType: String?
         /// `exp`, `iat`, `nbf`: seconds since 1970.
         public var expiresAt: Int64?
+        /// `iat`: when the token was issued, seconds since 1970.
         public var issuedAt: Int64?
+        /// `nbf`: when the token starts to be valid, seconds since 1970.
         public var notBefore: Int64?
+        /// `sub`: the token's subject, usually the user.
         public var subject: String?
         /// `aud`: one string or several.
         public var audience: [String]?
+        /// `iss`: the token's issuer.
         public var issuer: String?
+        /// `jti`: the token's identifier.
         public var tokenID: String?
         /// Members beyond these (`cnf`, extension claims).
         public var additionalParameters: [String: JSONValue]
 
+        /// A response with `active` and the members beyond the registered ones; the others are set
+        /// one by one.
         public init(active: Bool, additionalParameters: [String: JSONValue] = [:]) {
             self.active = active
             self.additionalParameters = additionalParameters

@@ -3,6 +3,7 @@ extension OAuth2 {
     /// (no token, code, verifier or client secret), and what the server said when it said
     /// something: its ``serverError`` (RFC 6749 §5.2) and HTTP ``status``.
     public struct Error: Swift.Error, Hashable, CustomStringConvertible {
+        /// What went wrong, as a stable code: compare it with `==` (the set is open).
         public struct Code: Hashable, Sendable, CustomStringConvertible {
             private enum Base: String, Sendable {
                 case serverRefused, malformedResponse, stateMismatch, issuerMismatch

@@ -13,19 +13,33 @@ extension OAuth2 {
     /// has the same members and more. Members not named here stay in ``additionalParameters``
     /// and are written back by `encode(to:)`.
     public struct ServerMetadata: Sendable, Hashable, Codable {
+        /// `issuer`: the server's identifier, an `https` URL that discovery checks exactly.
         public var issuer: String
+        /// `authorization_endpoint`.
         public var authorizationEndpoint: String?
+        /// `token_endpoint`.
         public var tokenEndpoint: String?
+        /// `device_authorization_endpoint` ([RFC 8628 §4](https://www.rfc-editor.org/rfc/rfc8628#section-4)).
         public var deviceAuthorizationEndpoint: String?
+        /// `revocation_endpoint` ([RFC 7009](https://www.rfc-editor.org/rfc/rfc7009)).
         public var revocationEndpoint: String?
+        /// `introspection_endpoint` ([RFC 7662](https://www.rfc-editor.org/rfc/rfc7662)).
         public var introspectionEndpoint: String?
+        /// `userinfo_endpoint` (OpenID Connect Discovery §3).
         public var userinfoEndpoint: String?
+        /// `registration_endpoint` ([RFC 7591](https://www.rfc-editor.org/rfc/rfc7591)).
         public var registrationEndpoint: String?
+        /// `jwks_uri`: where the server's signing keys are published.
         public var jwksURI: String?
+        /// `scopes_supported`.
         public var scopesSupported: [String]?
+        /// `response_types_supported`.
         public var responseTypesSupported: [String]?
+        /// `grant_types_supported`.
         public var grantTypesSupported: [String]?
+        /// `token_endpoint_auth_methods_supported`.
         public var tokenEndpointAuthMethodsSupported: [String]?
+        /// `code_challenge_methods_supported` (PKCE; this library sends `S256` only).
         public var codeChallengeMethodsSupported: [String]?
         /// `authorization_response_iss_parameter_supported`
         /// ([RFC 9207 §3](https://www.rfc-editor.org/rfc/rfc9207#section-3)); absent is `false`.
@@ -44,6 +58,7 @@ extension OAuth2 {
         /// `mtls_endpoint_aliases`: where a client using mutual TLS sends its requests instead
         /// ([RFC 8705 §5](https://www.rfc-editor.org/rfc/rfc8705#section-5)).
         public var mutualTLSEndpointAliases: MutualTLSEndpointAliases?
+        /// The members this type does not model, kept as they came.
         public var additionalParameters: [String: JSONValue]
 
         public init(issuer: String, additionalParameters: [String: JSONValue] = [:]) {
@@ -131,11 +146,17 @@ extension OAuth2 {
         /// certificate uses in place of the ones of the same name at the top level. The
         /// authorization endpoint has no alias: the browser goes there.
         public struct MutualTLSEndpointAliases: Sendable, Hashable {
+            /// The `token_endpoint` alias.
             public var tokenEndpoint: String?
+            /// The `revocation_endpoint` alias.
             public var revocationEndpoint: String?
+            /// The `introspection_endpoint` alias.
             public var introspectionEndpoint: String?
+            /// The `device_authorization_endpoint` alias.
             public var deviceAuthorizationEndpoint: String?
+            /// The `pushed_authorization_request_endpoint` alias.
             public var pushedAuthorizationRequestEndpoint: String?
+            /// The `userinfo_endpoint` alias.
             public var userinfoEndpoint: String?
             /// Aliases of endpoints not named here, written back as they came.
             public var additionalParameters: [String: JSONValue]

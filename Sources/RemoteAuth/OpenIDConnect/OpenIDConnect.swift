@@ -10,6 +10,7 @@ extension OpenIDConnect {
     /// Why an ID token, a UserInfo response or an OpenID Connect configuration was refused: a
     /// stable ``code`` and a ``reason`` naming the claim or rule, never a token.
     public struct Error: Swift.Error, Hashable, CustomStringConvertible {
+        /// What went wrong, as a stable code: compare it with `==` (the set is open).
         public struct Code: Hashable, Sendable, CustomStringConvertible {
             private enum Base: String, Sendable {
                 case malformed, invalidSignature, algorithmNotAllowed, unknownKey, keySetUnavailable

@@ -36,6 +36,7 @@ public enum SignInDecision<Value: Sendable>: Sendable {
 
 /// A failure of a ``SignInUserAgent`` that is not the flow's.
 public struct SignInError: CodedError {
+    /// What went wrong, as a stable code: compare it with `==` (the set is open).
     public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
         public let rawValue: String
         public init(rawValue: String) { self.rawValue = rawValue }

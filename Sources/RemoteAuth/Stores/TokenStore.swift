@@ -7,8 +7,12 @@
 /// follow token rotations made by an ``OAuth2/TokenSession`` (golang/oauth2#84 asked for this
 /// hook).
 public protocol TokenStore: Sendable {
+    /// The session under `service` and `account`; `nil` when there is none.
     func session(service: String, account: String) async throws -> StoredSession?
+    /// Saves `session` under `service` and `account`, replacing what was there, and tells the
+    /// listeners.
     func save(_ session: StoredSession, service: String, account: String) async throws
+    /// Removes the session under `service` and `account`, if any, and tells the listeners.
     func removeSession(service: String, account: String) async throws
     /// Every stored key, sorted by service then account.
     func keys() async throws -> [TokenStoreKey]
@@ -41,12 +45,16 @@ extension TokenStore {
 
 /// A ``TokenStore`` key.
 public struct TokenStoreKey: Sendable, Hashable, Codable, Comparable, CustomStringConvertible {
+    /// The service name: what the session signs in to (a profile name, an API).
     public var service: String
+    /// The account: whose session it is.
     public var account: String
+    /// The key of `account`'s session for `service`.
     public init(service: String, account: String) {
         self.service = service
         self.account = account
     }
+    /// Orders keys by service, then account.
     public static func < (lhs: Self, rhs: Self) -> Bool { (lhs.service, lhs.account) < (rhs.service, rhs.account) }
     public var description: String { "\(service)/\(account)" }
 }
@@ -59,6 +67,7 @@ public actor InMemoryTokenStore: CoordinatedTokenStore {
     private let listeners = TokenStoreListeners()
     private var exclusion = KeyedExclusion()
 
+    /// An empty store.
     public init() {}
 
     public func session(service: String, account: String) -> StoredSession? {

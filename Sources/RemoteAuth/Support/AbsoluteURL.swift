@@ -7,6 +7,7 @@ public struct RequestURLError: Error, Hashable, CustomStringConvertible {
     public var description: String { "RequestURLError: \(reason)" }
 }
 
+/// Requests made from an absolute URL string.
 extension HTTPRequest {
     /// A request for an absolute URL, without Foundation: `scheme://authority/path?query`.
     ///

@@ -7,6 +7,7 @@
 /// catch let error as any CodedError { print("\(error.code): \(error.reason)") }
 /// ```
 public protocol CodedError: Error, Hashable, CustomStringConvertible {
+    /// The error's code: a type of static constants, an open set compared with `==`.
     associatedtype Code: Hashable, Sendable, CustomStringConvertible
     /// What went wrong, for programs.
     var code: Code { get }

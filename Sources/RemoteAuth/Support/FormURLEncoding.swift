@@ -196,6 +196,7 @@ public enum FormURLEncoding {
 /// Why an `application/x-www-form-urlencoded` string could not be decoded. The ``reason``
 /// never repeats the input, which may carry a secret.
 public struct FormURLEncodingError: Error, Hashable, CustomStringConvertible {
+    /// What went wrong, as a stable code: compare it with `==` (the set is open).
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Sendable { case malformedPercentEncoding, invalidUTF8 }
         private let base: Base

@@ -6,6 +6,7 @@
 public struct ClientIdentity: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible,
     CustomReflectable
 {
+    /// The encoded certificate and key, as they were given.
     public enum Material: Sendable, Hashable {
         /// The certificate chain (leaf first) and the private key, both PEM.
         case pem(certificateChain: String, privateKey: Secret)

@@ -2,6 +2,7 @@
 /// key that does not parse, or a policy the transport cannot enforce. (A server that is not
 /// trusted is a ``TrustRejection``.)
 public struct TrustError: Error, Hashable, CustomStringConvertible {
+    /// What went wrong, as a stable code: compare it with `==` (the set is open).
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Sendable {
             case invalidPin, tooFewPins, invalidCertificate, invalidPrivateKey, unsupportedByTransport

@@ -5,6 +5,7 @@ public import X509
 /// chain, its failures as it reported them (``policyFailures``). It names no secret: pins and
 /// certificates are public.
 public struct TrustRejection: Error, Sendable, Hashable, CustomStringConvertible {
+    /// Why the server was not trusted, as a stable code: compare it with `==` (the set is open).
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Sendable {
             case noCertificate, untrustedChain, pinMismatch, certificateMismatch

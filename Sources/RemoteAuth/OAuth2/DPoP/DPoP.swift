@@ -16,6 +16,7 @@ extension OAuth2 {
     public enum DPoP {}
 }
 
+/// The fields of DPoP ([RFC 9449](https://www.rfc-editor.org/rfc/rfc9449)).
 extension HTTPField.Name {
     /// `DPoP`: the proof. [RFC 9449 §4.1](https://www.rfc-editor.org/rfc/rfc9449#section-4.1)
     public static let dpop = HTTPField.Name("DPoP")!
@@ -185,6 +186,7 @@ extension OAuth2.DPoP {
     /// Why a DPoP proof was refused or could not be made: a stable ``code`` and a ``reason``
     /// naming the claim or rule, never the proof, the key or a token.
     public struct Error: Swift.Error, Hashable, CustomStringConvertible {
+        /// What went wrong, as a stable code: compare it with `==` (the set is open).
         public struct Code: Hashable, Sendable, CustomStringConvertible {
             private enum Base: String, Sendable {
                 case missingProof, multipleProofs, malformed, invalidType, algorithmNotAllowed, invalidKey

@@ -32,10 +32,12 @@ extension OAuth2 {
     /// flow validates the ID token of the response
     /// ([Core §12.2](https://openid.net/specs/openid-connect-core-1_0.html#RefreshTokenResponse)).
     public struct RefreshTokenSource: TokenSource {
+        /// The flow whose token endpoint refreshes.
         public let flow: Flow
         public var grantType: GrantType { .refreshToken }
         public var renewsWithoutRefreshToken: Bool { false }
 
+        /// Renews through `flow`.
         public init(flow: Flow) { self.flow = flow }
 
         public func renew(_ tokens: Tokens) async throws -> Tokens { try await flow.refresh(tokens) }
@@ -46,12 +48,16 @@ extension OAuth2 {
     /// `scope` and `resource` values (RFC 8707) as the first one; a refresh token the server
     /// returned anyway is not used (§4.4.3: it should not issue one).
     public struct ClientCredentialsSource: TokenSource {
+        /// The flow of the client whose credentials are granted.
         public let flow: Flow
+        /// The scopes asked for on every grant.
         public var scope: [String]
+        /// The RFC 8707 `resource` values asked for on every grant.
         public var resources: [String]
         public var grantType: GrantType { .clientCredentials }
         public var renewsWithoutRefreshToken: Bool { true }
 
+        /// Renews through `flow`, asking for `scope` and `resources` each time.
         public init(flow: Flow, scope: [String] = [], resources: [String] = []) {
             self.flow = flow
             self.scope = scope
@@ -67,12 +73,16 @@ extension OAuth2 {
     /// ([RFC 7523 §2.1](https://www.rfc-editor.org/rfc/rfc7523#section-2.1)): `assertion` is asked
     /// for a fresh assertion each time (assertions are short-lived and single-use, §3).
     public struct JWTBearerSource: TokenSource {
+        /// The flow whose token endpoint takes the assertion.
         public let flow: Flow
+        /// The scopes asked for on every grant.
         public var scope: [String]
+        /// Makes a fresh assertion for each grant.
         public let assertion: @Sendable () async throws -> Secret
         public var grantType: GrantType { .jwtBearer }
         public var renewsWithoutRefreshToken: Bool { true }
 
+        /// Renews through `flow` with a new assertion from `assertion` each time.
         public init(flow: Flow, scope: [String] = [], assertion: @escaping @Sendable () async throws -> Secret) {
             self.flow = flow
             self.scope = scope
@@ -89,15 +99,22 @@ extension OAuth2 {
     /// for the subject token (and its type URI, §3) each time, since it may itself have been
     /// renewed.
     public struct TokenExchangeSource: TokenSource {
+        /// The flow whose token endpoint exchanges.
         public let flow: Flow
+        /// The `resource` values asked for (RFC 8693 §2.1).
         public var resources: [String]
+        /// The `audience` values asked for (RFC 8693 §2.1).
         public var audiences: [String]
+        /// The scopes asked for.
         public var scope: [String]
+        /// `requested_token_type`, a token type URI; `nil` lets the server choose.
         public var requestedTokenType: String?
+        /// Gives the subject token and its type URI for each exchange.
         public let subject: @Sendable () async throws -> (token: Secret, type: String)
         public var grantType: GrantType { .tokenExchange }
         public var renewsWithoutRefreshToken: Bool { true }
 
+        /// Renews through `flow`, exchanging the token `subject` gives each time.
         public init(
             flow: Flow,
             resources: [String] = [],
