@@ -9,12 +9,18 @@ extension SandboxConfiguration {
     /// a public key in PEM (`publicKeyPEM`) or, for `hmac-sha256`, a shared secret in Base64
     /// (`secretBase64`). `algorithm` is the key's allow-list of one (§3.2 step 5).
     public struct HTTPSignatureKey: Codable, Sendable, Hashable, CustomStringConvertible {
+        /// `keyid`.
         public var keyID: String
+        /// The user a signature with this key acts for.
         public var user: String
+        /// The one algorithm accepted (`ed25519`, `ecdsa-p256-sha256`, `hmac-sha256`, …).
         public var algorithm: String
+        /// The public key, PEM; `nil` for `hmac-sha256`.
         public var publicKeyPEM: String?
+        /// The shared secret of `hmac-sha256`, Base64.
         public var secretBase64: String?
 
+        /// A key by `keyid`, acting for `user`, with its public key or shared secret.
         public init(
             keyID: String,
             user: String,
@@ -78,6 +84,7 @@ extension SandboxConfiguration {
 
         /// alice's private key, PKCS#8 PEM (what `remote-auth sandbox --write-signature-key` writes).
         public static var clientPrivateKeyPEM: String { client.pemRepresentation }
+        /// alice's public key, SPKI PEM.
         public static var clientPublicKeyPEM: String { client.publicKey.pemRepresentation }
         /// The public key that verifies the sandbox's responses (`--write-response-key`).
         public static var responsePublicKeyPEM: String { response.publicKey.pemRepresentation }

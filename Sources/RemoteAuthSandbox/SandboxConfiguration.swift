@@ -10,12 +10,16 @@ public struct SandboxConfiguration: Sendable {
     /// A registered client (consumer). An RSA-SHA1 client registers `rsaPublicKeyPEM` (a
     /// public key or a certificate) and may have no secret.
     public struct Consumer: Codable, Sendable, Hashable, CustomStringConvertible {
+        /// `oauth_consumer_key`.
         public var key: String
+        /// The consumer secret; `nil` for an `RSA-SHA1` client.
         public var secret: String?
         /// The application's name, shown on the consent page.
         public var name: String?
+        /// The public key (or certificate) that verifies an `RSA-SHA1` client's signatures, PEM.
         public var rsaPublicKeyPEM: String?
 
+        /// A consumer with its key and, by its signature method, a secret or an RSA public key.
         public init(key: String, secret: String? = nil, name: String? = nil, rsaPublicKeyPEM: String? = nil) {
             self.key = key
             self.secret = secret
@@ -29,10 +33,14 @@ public struct SandboxConfiguration: Sendable {
     /// An AWS access key the status API verifies SigV4 requests of (any region and service),
     /// acting for `user`.
     public struct AWSKey: Codable, Sendable, Hashable, CustomStringConvertible {
+        /// The access key id (`AKID…`).
         public var accessKeyID: String
+        /// The secret access key.
         public var secret: String
+        /// The user the key acts for.
         public var user: String
 
+        /// An access key acting for `user`.
         public init(accessKeyID: String, secret: String, user: String) {
             self.accessKeyID = accessKeyID
             self.secret = secret
@@ -44,11 +52,14 @@ public struct SandboxConfiguration: Sendable {
 
     /// An account that can sign in on the consent page and use Basic and Digest.
     public struct User: Codable, Sendable, Hashable, CustomStringConvertible {
+        /// The name the user signs in with.
         public var name: String
+        /// The password, for the consent page, Basic and Digest.
         public var password: String
         /// A numeric id, as Twitter's `user_id`; assigned from the name when absent.
         public var id: String?
 
+        /// A user with a password and, optionally, a fixed id.
         public init(name: String, password: String, id: String? = nil) {
             self.name = name
             self.password = password
@@ -60,11 +71,16 @@ public struct SandboxConfiguration: Sendable {
 
     /// An access token that exists from the start (the device's token for reverse auth).
     public struct SeededToken: Codable, Sendable, Hashable, CustomStringConvertible {
+        /// The consumer the token was issued to.
         public var consumerKey: String
+        /// `oauth_token`.
         public var token: String
+        /// `oauth_token_secret`.
         public var secret: String
+        /// The user the token acts for.
         public var user: String
 
+        /// An access token that exists from the start.
         public init(consumerKey: String, token: String, secret: String, user: String) {
             self.consumerKey = consumerKey
             self.token = token
@@ -81,10 +97,13 @@ public struct SandboxConfiguration: Sendable {
     /// accepts any port ([RFC 8252 §7.3](https://www.rfc-editor.org/rfc/rfc8252#section-7.3));
     /// every other one must match exactly.
     public struct OAuth2Client: Codable, Sendable, Hashable, CustomStringConvertible {
+        /// `client_id`.
         public var id: String
+        /// The client secret; `nil` for a public client (or one that authenticates otherwise).
         public var secret: String?
         /// The application's name, shown on the consent page.
         public var name: String?
+        /// The registered redirect URIs; a loopback one without a port accepts any port (RFC 8252 §7.3).
         public var redirectURIs: [String]
         /// The token endpoint refuses this client's requests without a DPoP proof
         /// ([RFC 9449 §5](https://www.rfc-editor.org/rfc/rfc9449#section-5)); `requireDPoP` in a
@@ -115,6 +134,7 @@ public struct SandboxConfiguration: Sendable {
         /// `postLogoutRedirectURIs` in a config file.
         public var postLogoutRedirectURIs: [String]
 
+        /// A registered client; every member but `id` has a default.
         public init(
             id: String,
             secret: String? = nil,
@@ -231,8 +251,11 @@ public struct SandboxConfiguration: Sendable {
     public var digestNonceLifetime: Int64 = 300
     /// The realm of every challenge.
     public var realm = "RemoteAuth Sandbox"
+    /// The OAuth 1.0a consumers.
     public var consumers: [Consumer] = []
+    /// The users who can sign in.
     public var users: [User] = []
+    /// OAuth 1.0a access tokens that exist from the start.
     public var seededTokens: [SeededToken] = []
     /// The OAuth 2 clients of the authorization server under `/oauth2`.
     public var oauth2Clients: [OAuth2Client] = []
@@ -343,6 +366,7 @@ public struct SandboxConfiguration: Sendable {
     /// injectable so tests can repeat a run.
     public var random: RandomSource = .system
 
+    /// An empty configuration on `127.0.0.1` and a free port: no users, no clients.
     public init() {}
 
     /// The demo identities: consumer `demo-consumer` / `demo-consumer-secret`; device consumer
@@ -380,10 +404,15 @@ public struct SandboxConfiguration: Sendable {
 
     /// The contents of a `--config` file.
     public struct File: Codable, Sendable {
+        /// More OAuth 1.0a consumers.
         public var consumers: [Consumer]?
+        /// More users.
         public var users: [User]?
+        /// OAuth 1.0a access tokens that exist from the start.
         public var tokens: [SeededToken]?
+        /// More OAuth 2 clients.
         public var oauth2Clients: [OAuth2Client]?
+        /// More HTTP Message Signatures keys.
         public var httpSignatureKeys: [HTTPSignatureKey]?
     }
 

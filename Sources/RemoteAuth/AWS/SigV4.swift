@@ -8,11 +8,14 @@ extension AWS {
     /// An access key: its id, its secret and, for temporary credentials, the session token.
     /// `description` shows the key id only.
     public struct Credentials: Sendable, Hashable, CustomStringConvertible {
+        /// The access key id (`AKIA…`, `ASIA…` for temporary credentials).
         public var accessKeyID: String
+        /// The secret access key.
         public var secretAccessKey: Secret
         /// `X-Amz-Security-Token`, for temporary credentials (AWS STS).
         public var sessionToken: Secret?
 
+        /// An access key, with the session token of temporary credentials.
         public init(accessKeyID: String, secretAccessKey: Secret, sessionToken: Secret? = nil) {
             self.accessKeyID = accessKeyID
             self.secretAccessKey = secretAccessKey

@@ -10,6 +10,7 @@ extension HTTPMessageSignatures {
     /// The clock and the nonce source are parameters (no clock or randomness of its own).
     /// `description` and `dump` show the label, key id and algorithm only.
     public struct Signer: Sendable, CustomStringConvertible, CustomReflectable {
+        /// The key that signs, with its algorithm and key id.
         public let key: SigningKey
         /// The signature's label in `Signature-Input` and `Signature` (§4.1).
         public var label: String
@@ -43,10 +44,13 @@ extension HTTPMessageSignatures {
 
         /// What was signed: the signature input, the signature base, and the signature.
         public struct Signed: Sendable, Hashable {
+            /// The signature's label.
             public let label: String
+            /// The covered components and parameters (`Signature-Input`).
             public let input: SignatureInput
             /// The signature base (§2.5), for comparing with what the verifier says it expected.
             public let signatureBase: String
+            /// The signature's bytes (`Signature`).
             public let signature: [UInt8]
         }
 

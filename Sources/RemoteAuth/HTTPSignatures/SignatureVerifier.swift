@@ -41,10 +41,15 @@ extension HTTPMessageSignatures {
 
         /// What a verified signature said.
         public struct Verified: Sendable, Hashable {
+            /// The label of the signature that verified.
             public let label: String
+            /// The `keyid` of the key that verified it.
             public let keyID: String
+            /// The algorithm it was made with.
             public let algorithm: Algorithm
+            /// Its covered components and parameters.
             public let input: SignatureInput
+            /// The signature base that was verified (§2.5).
             public let signatureBase: String
         }
 

@@ -22,9 +22,13 @@ extension JOSE {
         public struct KeyType: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {
             public let rawValue: String
             public init(rawValue: String) { self.rawValue = rawValue }
+            /// `EC`: an elliptic-curve key (P-256, P-384).
             public static let ec = Self(rawValue: "EC")
+            /// `RSA`.
             public static let rsa = Self(rawValue: "RSA")
+            /// `OKP`: an octet key pair (Ed25519, [RFC 8037](https://www.rfc-editor.org/rfc/rfc8037)).
             public static let okp = Self(rawValue: "OKP")
+            /// `oct`: a symmetric key.
             public static let oct = Self(rawValue: "oct")
             public var description: String { rawValue }
         }
@@ -43,20 +47,28 @@ extension JOSE {
         public var curve: String?
         /// `x`, `y` of an EC key; `x` of an OKP key.
         public var x: String?
+        /// `y` of an EC key.
         public var y: String?
         /// `n`, `e` of an RSA key.
         public var n: String?
+        /// `e`, the public exponent of an RSA key.
         public var e: String?
         /// Private members.
         public var d: Secret?
+        /// `p`, the first prime factor of an RSA private key.
         public var p: Secret?
+        /// `q`, the second prime factor of an RSA private key.
         public var q: Secret?
+        /// `dp`, the first factor's CRT exponent of an RSA private key.
         public var dp: Secret?
+        /// `dq`, the second factor's CRT exponent of an RSA private key.
         public var dq: Secret?
+        /// `qi`, the first CRT coefficient of an RSA private key.
         public var qi: Secret?
         /// `k` of a symmetric (`oct`) key.
         public var k: Secret?
 
+        /// A key from its members; ``json()`` writes them, absent ones omitted.
         public init(
             keyType: KeyType, keyID: String? = nil, use: String? = nil, keyOperations: [String]? = nil,
             algorithm: Algorithm? = nil, curve: String? = nil, x: String? = nil, y: String? = nil, n: String? = nil,

@@ -9,11 +9,14 @@ extension OAuth1 {
         public var authorizeURL: String
         /// Token credentials: [RFC 5849 §2.3](https://www.rfc-editor.org/rfc/rfc5849#section-2.3).
         public var accessTokenURL: String
+        /// The signature method the provider expects.
         public var signatureMethod: SignatureMethod
         /// Where the protocol parameters go on the flow's own requests.
         public var placement: Placement
+        /// The `realm` to send in `Authorization`, if the provider wants one.
         public var realm: String?
 
+        /// A provider's endpoints and conventions.
         public init(
             requestTokenURL: String,
             authorizeURL: String,
@@ -43,17 +46,22 @@ extension OAuth1 {
     /// Token credentials and the other fields the provider returned with them
     /// (`user_id`, `screen_name`, …).
     public struct AccessToken: Sendable, Hashable, Codable, CustomStringConvertible {
+        /// The token and its secret.
         public var credentials: TokenCredentials
         /// Every other field of the response, in order.
         public var fields: [Parameter]
 
+        /// Token credentials with the response's other fields.
         public init(credentials: TokenCredentials, fields: [Parameter] = []) {
             self.credentials = credentials
             self.fields = fields
         }
 
+        /// The value of the response field `name`, if it came.
         public func field(_ name: String) -> String? { fields.first { $0.name == name }?.value }
+        /// `user_id`, as Twitter-style providers return it.
         public var userID: String? { field("user_id") }
+        /// `screen_name`, as Twitter-style providers return it.
         public var screenName: String? { field("screen_name") }
         public var description: String { "AccessToken(\(credentials), fields: \(fields.map(\.name)))" }
     }

@@ -78,8 +78,11 @@ extension OAuth1 {
     public struct TokenCredentials: Hashable, Sendable, Codable, CustomStringConvertible, CustomDebugStringConvertible,
         CustomReflectable
     {
+        /// `oauth_token`.
         public var token: String
+        /// The token secret, half of the signing key.
         public var secret: Secret
+        /// Token credentials from a token and its secret.
         public init(token: String, secret: Secret) {
             self.token = token
             self.secret = secret

@@ -2,10 +2,14 @@ extension OAuth1 {
     /// A signed-in session: everything needed to make signed calls again at the next start,
     /// without a new sign-in. `description` redacts the secrets.
     public struct Session: Sendable, Hashable, Codable, CustomStringConvertible {
+        /// The provider the session is signed in to.
         public var provider: Provider
+        /// The client (consumer) credentials.
         public var client: ClientCredentials
+        /// The access token and the fields that came with it.
         public var accessToken: AccessToken
 
+        /// A session of `client` at `provider` with `accessToken`.
         public init(provider: Provider, client: ClientCredentials, accessToken: AccessToken) {
             self.provider = provider
             self.client = client

@@ -7,8 +7,11 @@ extension OAuth1 {
     /// or the form body (§3.5.2). Give it to ``AuthenticatingClient`` with the API's origin
     /// (``ScopedAuthenticator``): requests elsewhere, a redirect included, go out unsigned.
     public struct RequestSigner: RequestAuthenticator, CustomStringConvertible {
+        /// Signs each attempt.
         public let signer: Signer
+        /// Where the protocol parameters go.
         public let placement: Placement
+        /// The `realm` of the `Authorization` header, if any.
         public let realm: String?
         let now: @Sendable () -> Int64
         let nonce: @Sendable () -> String

@@ -42,8 +42,11 @@ extension OAuth1 {
 
         private let storage: Storage
 
+        /// The client credentials that sign.
         public var client: ClientCredentials { storage.client }
+        /// The token credentials that sign, if any.
         public var token: TokenCredentials? { storage.token }
+        /// The signature method.
         public var signatureMethod: SignatureMethod { storage.signatureMethod }
         var privateKey: RSAPrivateKey? { storage.privateKey }
         var hmacSHA1: KeyedHMAC<Insecure.SHA1>? { storage.hmacSHA1 }
