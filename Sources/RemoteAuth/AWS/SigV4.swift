@@ -54,8 +54,11 @@ extension AWS {
     /// - the payload's hex SHA-256 (`UNSIGNED-PAYLOAD` where asked; S3 also sends it in
     ///   `x-amz-content-sha256`).
     public struct SigV4Signer: Sendable, CustomStringConvertible, CustomReflectable {
+        /// The access key that signs.
         public let credentials: Credentials
+        /// The region of the credential scope (`us-east-1`).
         public let region: String
+        /// The service of the credential scope (`s3`, `execute-api`).
         public let service: String
         let now: @Sendable () -> Int64
         private let keys: Locked<(scope: String, key: [UInt8])?>
@@ -83,7 +86,9 @@ extension AWS {
             /// The request with `Authorization`, `X-Amz-Date` (and `X-Amz-Security-Token`,
             /// `x-amz-content-sha256`), or, presigned, with the signature in its query.
             public let request: HTTPRequest
+            /// The canonical request (method, path, query, signed headers, payload hash).
             public let canonicalRequest: String
+            /// The string to sign: the algorithm, the date, the scope and the canonical request's hash.
             public let stringToSign: String
             /// The signature, lowercase hex.
             public let signature: String

@@ -15,20 +15,26 @@ extension AWS {
         /// The largest distance between `X-Amz-Date` and the clock (AWS: 15 minutes).
         public var maximumSkew: Int64 = 900
 
+        /// A verifier that finds each access key's secret with `secret`.
         public init(secret: @escaping @Sendable (_ accessKeyID: String) -> Secret?) {
             self.secret = secret
         }
 
         /// What a verified request was signed with.
         public struct Verified: Sendable, Hashable {
+            /// The access key id the request was signed with.
             public let accessKeyID: String
+            /// The region of its credential scope.
             public let region: String
+            /// The service of its credential scope.
             public let service: String
+            /// The signed header names, lowercased, as `SignedHeaders` listed them.
             public let signedHeaders: [String]
             /// For an `aws-chunked` upload (`STREAMING-AWS4-HMAC-SHA256-PAYLOAD`): the payload,
             /// every chunk's signature verified and the framing removed. `nil` otherwise.
             public let decodedBody: [UInt8]?
 
+            /// What a verification found.
             public init(
                 accessKeyID: String,
                 region: String,

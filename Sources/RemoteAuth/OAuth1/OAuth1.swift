@@ -36,12 +36,16 @@ extension OAuth1 {
     /// One name/value pair, decoded. OAuth 1 keeps duplicates and their order, so parameters are
     /// an ordered array of these, never a dictionary.
     public struct Parameter: Hashable, Sendable, Codable, CustomStringConvertible {
+        /// The name, decoded.
         public var name: String
+        /// The value, decoded.
         public var value: String
+        /// A parameter from its decoded name and value.
         public init(_ name: String, _ value: String) {
             self.name = name
             self.value = value
         }
+        /// A parameter from its decoded name and value.
         public init(name: String, value: String) {
             self.name = name
             self.value = value

@@ -5,10 +5,15 @@ extension OAuth2 {
         /// The issuer identifier ([RFC 8414 §2](https://www.rfc-editor.org/rfc/rfc8414#section-2)),
         /// which `iss` in redirects must equal ([RFC 9207](https://www.rfc-editor.org/rfc/rfc9207)).
         public var issuer: String?
+        /// Where the user's browser is sent to authorize (RFC 6749 §3.1).
         public var authorizationEndpoint: String?
+        /// Where codes, refresh tokens and other grants are exchanged for tokens (RFC 6749 §3.2).
         public var tokenEndpoint: String?
+        /// Where the device grant starts (RFC 8628 §3.1).
         public var deviceAuthorizationEndpoint: String?
+        /// Where tokens are revoked (RFC 7009).
         public var revocationEndpoint: String?
+        /// Where tokens are introspected (RFC 7662).
         public var introspectionEndpoint: String?
         /// `authorization_response_iss_parameter_supported`: every redirect must carry `iss`
         /// ([RFC 9207 §2.4](https://www.rfc-editor.org/rfc/rfc9207#section-2.4)).
@@ -29,6 +34,7 @@ extension OAuth2 {
         /// the server named (`userinfo_endpoint`, `registration_endpoint`, `jwks_uri`, ...).
         public var metadata: ServerMetadata?
 
+        /// A server configured by hand; every endpoint the client uses must be `https` (or `http` to a loopback host).
         public init(
             issuer: String? = nil,
             authorizationEndpoint: String? = nil,

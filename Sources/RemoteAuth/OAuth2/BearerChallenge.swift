@@ -9,10 +9,13 @@ extension OAuth2 {
     ///   sign in again, more strongly or more recently
     ///   ([RFC 9470 §3](https://www.rfc-editor.org/rfc/rfc9470#section-3)).
     public struct BearerChallenge: Sendable, Hashable, CustomStringConvertible {
+        /// `realm`.
         public var realm: String?
         /// `error`; `nil` when the request carried no token (§3: then no error is sent).
         public var error: ErrorCode?
+        /// `error_description`: text for the developer, from the server (untrusted).
         public var errorDescription: String?
+        /// `error_uri`: a page about the error.
         public var errorURI: String?
         /// `scope`, split on spaces.
         public var scope: [String]?
@@ -21,6 +24,7 @@ extension OAuth2 {
         /// `max_age` in seconds (RFC 9470 §3).
         public var maxAge: Int?
 
+        /// A challenge from its parameters.
         public init(
             realm: String? = nil,
             error: ErrorCode? = nil,
