@@ -310,9 +310,12 @@ extension OAuth2 {
     /// A registered client: its `client_id` ([RFC 6749 §2.2](https://www.rfc-editor.org/rfc/rfc6749#section-2.2))
     /// and how it authenticates.
     public struct Client: Sendable, Hashable, Codable, CustomStringConvertible {
+        /// `client_id`.
         public var id: String
+        /// How the client proves who it is; `.none` for a public client.
         public var authentication: ClientAuthentication
 
+        /// A client by its id and how it authenticates.
         public init(id: String, authentication: ClientAuthentication = .none) {
             self.id = id
             self.authentication = authentication

@@ -7,7 +7,9 @@ extension OAuth2 {
         public let rawValue: String
         public init(rawValue: String) { self.rawValue = rawValue }
         public var description: String { rawValue }
+        /// `access_token`.
         public static let accessToken = Self(rawValue: "access_token")
+        /// `refresh_token`.
         public static let refreshToken = Self(rawValue: "refresh_token")
     }
 

@@ -74,8 +74,11 @@ extension OpenIDConnect {
         /// support, Core §15.1) and ES256.
         public static let defaultAlgorithms: Set<JOSE.Algorithm> = [.rs256, .es256]
 
+        /// The issuer `iss` must equal exactly.
         public let issuer: String
+        /// The client `aud` must contain.
         public let clientID: String
+        /// Where the issuer's verification keys come from.
         public let keys: Keys
         /// The algorithms a token may use: the allow-list asked for, intersected with what the
         /// provider said it signs with; never `none`.

@@ -39,12 +39,14 @@ extension OpenIDConnect {
     /// endpoint. Set it on an ``OAuth2/Flow`` (``OAuth2/Flow/openIDConnect``), or make both with
     /// ``OAuth2/Flow/discoverOpenIDConnect(issuer:client:transport:now:allowedAlgorithms:leeway:keySetCache:)``.
     public struct RelyingParty: Sendable {
+        /// Validates the provider's ID tokens for this client.
         public var validator: IDTokenValidator
         /// `userinfo_endpoint` ([Core §5.3](https://openid.net/specs/openid-connect-core-1_0.html#UserInfo)).
         public var userInfoEndpoint: String?
         /// `end_session_endpoint` (RP-Initiated Logout §2.1).
         public var endSessionEndpoint: String?
 
+        /// A relying party from its validator and the provider's endpoints.
         public init(validator: IDTokenValidator, userInfoEndpoint: String? = nil, endSessionEndpoint: String? = nil) {
             self.validator = validator
             self.userInfoEndpoint = userInfoEndpoint
@@ -106,8 +108,11 @@ extension OpenIDConnect {
 
     /// A completed OpenID Connect sign-in: the token response and its validated ID token.
     public struct SignIn: Sendable, CustomStringConvertible {
+        /// The token response.
         public let response: OAuth2.TokenResponse
+        /// Its ID token, validated.
         public let idToken: IDToken
+        /// The tokens of the response.
         public var tokens: OAuth2.Tokens { response.tokens }
         public var description: String { "OpenIDConnect.SignIn(\(response.tokens), idToken: \(idToken))" }
     }

@@ -20,7 +20,9 @@ public struct StoredSession: Sendable, Hashable, Codable, CustomStringConvertibl
         public let rawValue: String
         public init(rawValue: String) { self.rawValue = rawValue }
         public var description: String { rawValue }
+        /// An OAuth 1.0a session (``OAuth1/Session``).
         public static let oauth1 = Kind(rawValue: "oauth1")
+        /// An OAuth 2 session (``OAuth2/Session``).
         public static let oauth2 = Kind(rawValue: "oauth2")
 
         public init(from decoder: any Decoder) throws {

@@ -232,6 +232,7 @@ extension OAuth2.DPoP {
         public let code: Code
         public let reason: String
 
+        /// An error with its code and a reason that holds no secret.
         public init(_ code: Code, _ reason: String) {
             self.code = code
             self.reason = reason

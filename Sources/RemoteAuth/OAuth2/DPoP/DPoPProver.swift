@@ -14,6 +14,7 @@ extension OAuth2.DPoP {
     public struct NonceStore: Sendable, Hashable {
         private var nonces: [String: String] = [:]
 
+        /// No nonce yet.
         public init() {}
 
         /// The nonce to put in the next proof for `url`, if its origin gave one.

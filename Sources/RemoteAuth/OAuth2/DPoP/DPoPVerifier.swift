@@ -15,8 +15,11 @@ extension OAuth2.DPoP {
         /// The `jwk`'s RFC 7638 SHA-256 thumbprint: `cnf.jkt` of a token bound to this key.
         /// [RFC 9449 §6.1](https://www.rfc-editor.org/rfc/rfc9449#section-6.1)
         public let thumbprint: String
+        /// `jti`: the proof's unique id, recorded by the replay cache.
         public let jti: String
+        /// `iat`: when the client made the proof, seconds since 1970.
         public let issuedAt: Int64
+        /// `nonce`: the server nonce the proof carried, if any.
         public let nonce: String?
     }
 
@@ -43,6 +46,7 @@ extension OAuth2.DPoP {
         /// A bound on the proof's length, so a huge header is refused before it is parsed.
         public var maximumLength: Int
 
+        /// A verifier of asymmetric proofs at most `maximumAge` seconds old.
         public init(
             allowedAlgorithms: Set<JOSE.Algorithm> = JOSE.Algorithm.asymmetric,
             maximumAge: Int64 = 300,
@@ -246,11 +250,13 @@ extension OAuth2.DPoP {
     /// than the last `capacity` accepted ones could then be replayed within its window, so size
     /// the cache above the proofs a server accepts per ``ProofVerifier/maximumAge``.
     public struct ReplayCache: Sendable {
+        /// The most `jti`s kept.
         public let capacity: Int
         private var expiries: [String: Int64] = [:]
         private var order: [(key: String, expiresAt: Int64)] = []
         private var head = 0
 
+        /// An empty cache of at most `capacity` entries.
         public init(capacity: Int = 100_000) {
             precondition(capacity > 0, "a replay cache holds at least one entry")
             self.capacity = capacity

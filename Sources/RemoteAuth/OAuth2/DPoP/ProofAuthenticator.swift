@@ -14,8 +14,10 @@ extension OAuth2.DPoP {
     /// so (a resource server, [§9](https://www.rfc-editor.org/rfc/rfc9449#section-9)), with a
     /// nonce the proof did not carry, is retried once with it.
     public struct ProofAuthenticator: RequestAuthenticator, CustomStringConvertible {
+        /// The key that proves, and the nonces servers gave.
         public let prover: Prover
 
+        /// Proofs of `prover`'s key.
         public init(prover: Prover) {
             self.prover = prover
         }
