@@ -179,6 +179,9 @@ public enum Sandbox {
         router.get("/") { _, _ in
             SandboxResponse.text(.ok, SandboxBanner.endpoints(base: ""), contentType: "text/plain; charset=utf-8")
         }
+        router.get("/openapi.json") { _, _ in
+            SandboxResponse.text(.ok, StatusAPIDocument.json, contentType: "application/json")
+        }
         let verifier = OAuth1Verifier(configuration: configuration, store: store, scheme: scheme)
         router.addRoutes(OAuth1Routes(verifier: verifier).collection, atPath: "/oauth")
         let consent = ConsentRoutes(configuration: configuration, store: store)

@@ -28,6 +28,7 @@ public enum SandboxBanner {
           GET  \(base)/basic/                     HTTP Basic
           GET  \(base)/digest/{algorithm}/{qop}/  HTTP Digest, e.g. /digest/SHA-256/auth/, /digest/MD5-sess/auth-int/
           GET  \(base)/redirect?to=URL            redirect tests
+          GET  \(base)/openapi.json              OpenAPI 3.1 document: the status API, Basic and Digest
 
         """
     }
