@@ -39,6 +39,10 @@
 #   httpbin (PyPI, under gunicorn) a Digest server for `remote-auth request`: MD5, SHA-256 × auth, auth-int
 #   wrk (Debian)      loads the sandbox: Bearer and OAuth 1.0a HMAC-SHA1 requests (0 errors,
 #                     requests/s, p99, peak RSS), and --state across a kill -9 under load
+#   openapi-spec-validator, openapi-schema-validator (PyPI) validate the sandbox's OpenAPI document
+#                     (GET /openapi.json) and its live answers against the response schemas; and
+#                     swift-openapi-generator 1.14.3, built here, must make of that document exactly
+#                     the client committed in Tests/RemoteAuthOpenAPITests/Generated (no drift)
 #   PostgreSQL (Debian) the RemoteAuthPostgres token store: a throwaway server on loopback, N
 #                     instances refreshing one session against the sandbox (one refresh per expiry)
 #   gnome-keyring, dbus, libsecret-tools (Debian) the RemoteAuthKeyring store: its own D-Bus client
@@ -146,6 +150,9 @@ step mtls bash scripts/interop/mtls_pkcs12.sh "$binary"
 
 echo "interop: RFC 8705 with curl as a client of the sandbox, and remote-auth as a client of Python's ssl server"
 step mtls-rfc8705 bash scripts/interop/mtls_rfc8705.sh "$binary"
+
+echo "interop: the sandbox's OpenAPI document against openapi-spec-validator and its live answers, and the generated Swift client without drift"
+step openapi bash scripts/interop/openapi.sh "$binary"
 
 echo "interop: the PostgreSQL token store against a PostgreSQL server (Debian), shared by instances refreshing against the sandbox"
 step postgres-store bash scripts/interop/postgres_store.sh
