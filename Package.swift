@@ -48,6 +48,9 @@ let package = Package(
         // `swift package generate-documentation` (scripts/docs.sh): a command plugin, in no
         // target's graph, so it adds nothing to what a user of the package builds.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin.git", from: "1.5.0"),
+        // Test-only: the two transports a generated client is sent over in RemoteAuthOpenAPITests.
+        .package(url: "https://github.com/swift-server/swift-openapi-async-http-client.git", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-openapi-urlsession.git", from: "1.4.0"),
     ],
     targets: [
         .target(
@@ -245,6 +248,28 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        // The middleware inside a generated client, over swift-openapi-async-http-client and
+        // swift-openapi-urlsession, against the sandbox: every scheme. The client (Generated/) is
+        // made once from the document the sandbox serves (GET /openapi.json) by
+        // scripts/generate-openapi-client.sh and committed: the build plugin would add minutes to
+        // every cold build. It lives here, internal to the tests: nothing else can depend on it.
+        .testTarget(
+            name: "RemoteAuthOpenAPITests",
+            dependencies: [
+                "RemoteAuth",
+                "RemoteAuthOpenAPI",
+                "RemoteAuthSandbox",
+                "RemoteAuthAsyncHTTPClient",
+                "RemoteAuthURLSession",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
+                .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            exclude: ["Generated/openapi.json", "Generated/openapi-generator-config.yaml"],
             swiftSettings: swiftSettings
         ),
         // Runs against a real PostgreSQL server named by POSTGRES_URL, which
