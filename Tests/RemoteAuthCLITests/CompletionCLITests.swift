@@ -25,7 +25,7 @@ import Testing
         process.executableURL = URL(fileURLWithPath: "/bin/bash")
         process.arguments = ["-c", program]
         let output = scratch.appendingPathComponent("out").path
-        FileManager.default.createFile(atPath: output, contents: nil)
+        _ = FileManager.default.createFile(atPath: output, contents: nil)
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
         try await CLI.launchAndWait(process)
         #expect(process.terminationStatus == 0)
