@@ -26,7 +26,7 @@ cd "$(dirname "$0")/.."
 
 targets=(
     RemoteAuth RemoteAuthAsyncHTTPClient RemoteAuthNIO RemoteAuthURLSession RemoteAuthFileStore
-    RemoteAuthPostgres RemoteAuthLoopback RemoteAuthSandbox RemoteAuthOpenAPI
+    RemoteAuthPostgres RemoteAuthKeyring RemoteAuthLoopback RemoteAuthSandbox RemoteAuthOpenAPI
 )
 for target in "${targets[@]}"; do
     if [ ! -d "Sources/$target/$target.docc" ]; then

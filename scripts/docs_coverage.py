@@ -29,7 +29,14 @@ EXEMPT = {
     "encode(to:)",
     "init(from:)",
 }
-GRAPHS = ".build/x86_64-unknown-linux-gnu/extracted-symbols/docc"
+# The plugin writes the graphs under the root package's identity, which is its directory's name
+# (the clone's: `remote-auth` in CI, anything in a checkout of one's own): the one folder there
+# that holds RemoteAuth's graphs.
+_candidates = sorted(
+    os.path.dirname(found)
+    for found in glob.glob(".build/*/extracted-symbols/*/RemoteAuth")
+)
+GRAPHS = _candidates[0] if len(_candidates) == 1 else ".build/x86_64-unknown-linux-gnu/extracted-symbols/" + os.path.basename(os.getcwd()).lower()
 # Written by `--experimental-documentation-coverage`, one per archive (the plugin leaves the
 # archive in outputs/, or in outputs/intermediates/ when it combines them).
 DOCC_COVERAGE = [

@@ -2,8 +2,8 @@ public import Foundation
 public import RemoteAuth
 import RemoteAuthFileStore
 
-/// A ``TokenStore`` in the freedesktop Secret Service (GNOME Keyring, KWallet, KeePassXC), on
-/// the D-Bus session bus, spoken directly (``DBusConnection``): nothing is needed at build time,
+/// A `TokenStore` in the freedesktop Secret Service (GNOME Keyring, KWallet, KeePassXC), on
+/// the D-Bus session bus, spoken directly (a D-Bus client of its own): nothing is needed at build time,
 /// and when no Secret Service answers every call fails with
 /// ``KeyringError/Code-swift.struct/unavailable``, so a caller can fall back to a file.
 ///
@@ -16,7 +16,7 @@ import RemoteAuthFileStore
 ///
 /// Across processes, every change (a save, a removal, an ``withExclusiveAccess(service:account:_:)``)
 /// holds the same `flock(2)` the file store uses, on ``lockFile`` (by default
-/// `$REMOTE_AUTH_HOME/keyring.lock`), so an ``OAuth2/TokenSession`` refreshes once for every
+/// `$REMOTE_AUTH_HOME/keyring.lock`), so an `OAuth2.TokenSession` refreshes once for every
 /// process using the key, and saves the rotated tokens before it releases the lock.
 ///
 /// Nothing that another program owns is overwritten: an item under the same attributes without
@@ -71,6 +71,7 @@ public actor SecretServiceTokenStore: CoordinatedTokenStore {
     ///
     /// - Parameters:
     ///   - collection: the collection; by default the one the `default` alias names.
+    ///   - environment: where `DBUS_SESSION_BUS_ADDRESS` and the lock file's default come from.
     ///   - lockFile: the lock file every change holds, beside the file store's by default.
     ///   - lockTimeout: how long a change waits for another process's lock.
     ///   - timeout: each D-Bus call's deadline.

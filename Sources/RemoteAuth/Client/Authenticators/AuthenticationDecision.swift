@@ -34,11 +34,13 @@ public struct AuthenticationDecision: Sendable, Hashable, CustomStringConvertibl
 
     /// The scheme, as its challenge or field names it: `Basic`, `Digest`, `Bearer`, `DPoP`.
     public let scheme: String
+    /// What was done.
     public let action: Action
     /// Why, in protocol words: `stale=true`, `invalid_token`, `use_dpop_nonce`, `expiry`;
     /// `nil` when the action says it all.
     public let reason: String?
 
+    /// A decision to record; `reason` must name no credential.
     public init(scheme: String, action: Action, reason: String? = nil) {
         self.scheme = scheme
         self.action = action
