@@ -402,20 +402,6 @@ public struct SandboxConfiguration: Sendable {
         return configuration
     }
 
-    /// The contents of a `--config` file.
-    public struct File: Codable, Sendable {
-        /// More OAuth 1.0a consumers.
-        public var consumers: [Consumer]?
-        /// More users.
-        public var users: [User]?
-        /// OAuth 1.0a access tokens that exist from the start.
-        public var tokens: [SeededToken]?
-        /// More OAuth 2 clients.
-        public var oauth2Clients: [OAuth2Client]?
-        /// More HTTP Message Signatures keys.
-        public var httpSignatureKeys: [HTTPSignatureKey]?
-    }
-
     /// Adds the consumers, users and tokens of a JSON configuration file, e.g.
     /// `{"consumers":[{"key":"rsa-app","name":"RSA App","rsaPublicKeyPEM":"-----BEGIN PUBLIC KEY-----\n…"}],
     ///   "users":[{"name":"bob","password":"builder"}],

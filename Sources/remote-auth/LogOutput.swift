@@ -35,6 +35,11 @@ enum LogOutput {
     /// `* ` line each (a challenge answered, a token refreshed and why, a DPoP nonce adopted, a
     /// redirect and whether credentials went with it), beside the library's log when
     /// ``variable`` asks for one.
+    /// `label`'s logger: ``verbose(label:)`` for `-v`, else the bootstrapped one.
+    static func logger(_ label: String, verbose: Bool) -> Logger {
+        verbose ? Self.verbose(label: label) : Logger(label: label)
+    }
+
     static func verbose(label: String) -> Logger {
         Logger(label: label) { label in
             MultiplexLogHandler([VerboseLogHandler(), Logger(label: label).handler])

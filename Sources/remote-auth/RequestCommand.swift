@@ -2,7 +2,6 @@ import ArgumentParser
 import AsyncHTTPClient
 import Foundation
 import HTTPTypes
-import Logging
 import NIOCore
 import RemoteAuth
 import RemoteAuthAsyncHTTPClient
@@ -412,19 +411,18 @@ struct RequestCommand: AsyncParsableCommand {
             configuration.followsRedirects = location
             configuration.maximumRedirects = maxRedirs
             // -v: the authenticators' decisions, as curl shows its own (`* ` lines).
-            if verbose { configuration.logger = LogOutput.verbose(label: "RemoteAuth.AuthenticatingClient") }
+            configuration.logger = LogOutput.logger("RemoteAuth.AuthenticatingClient", verbose: verbose)
             let wire: any HTTPTransport = verbose ? PrintingTransport(inner: transport) : transport
             // Every scheme through the client's authenticator chain, each for its origin only.
             var authenticators: [ScopedAuthenticator] = []
             if let oauth2Profile {
                 // Bearer (or DPoP) on the profile's resource origins; renewed at its token endpoint.
                 do {
+                    let logger = LogOutput.logger("RemoteAuth.OAuth2.TokenSession", verbose: verbose)
                     authenticators += try await oauth2Profile.tokenSession(
                         over: transport,
                         policy: policy,
-                        logger: verbose
-                            ? LogOutput.verbose(label: "RemoteAuth.OAuth2.TokenSession")
-                            : Logger(label: "RemoteAuth.OAuth2.TokenSession")
+                        logger: logger
                     )
                     .authenticators(allowingPlainHTTP: plainHTTP)
                 } catch {
