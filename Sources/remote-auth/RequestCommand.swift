@@ -418,13 +418,9 @@ struct RequestCommand: AsyncParsableCommand {
             if let oauth2Profile {
                 // Bearer (or DPoP) on the profile's resource origins; renewed at its token endpoint.
                 do {
-                    let logger = LogOutput.logger("RemoteAuth.OAuth2.TokenSession", verbose: verbose)
-                    authenticators += try await oauth2Profile.tokenSession(
-                        over: transport,
-                        policy: policy,
-                        logger: logger
-                    )
-                    .authenticators(allowingPlainHTTP: plainHTTP)
+                    let log = LogOutput.logger("RemoteAuth.OAuth2.TokenSession", verbose: verbose)
+                    let session = try await oauth2Profile.tokenSession(over: transport, policy: policy, logger: log)
+                    authenticators += session.authenticators(allowingPlainHTTP: plainHTTP)
                 } catch {
                     return .failure(error)
                 }
