@@ -15,6 +15,7 @@ import RemoteAuthNIOShared
 /// ``withTransport(configuration:connectTimeout:timeout:maximumResponseBytes:isolation:_:)``
 /// sets that up, see ``clientConfiguration(_:connectTimeout:)``.
 public struct AsyncHTTPClientTransport: HTTPTransport {
+    /// The AsyncHTTPClient client the requests go through; it must not follow redirects.
     public let client: HTTPClient
     /// The deadline for one request, from asking the pool for a connection to the last body
     /// byte.
@@ -74,6 +75,8 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
         }
     }
 
+    /// Sends `request` through `client` and reads the whole response body, failing past
+    /// `timeout` or `maximumResponseBytes` with a `TransportError`.
     public func send(_ request: HTTPRequest, body: [UInt8]?) async throws -> (HTTPResponse, [UInt8]) {
         let origin = try AuthScope(origin: request).description
         var outgoing = HTTPClientRequest(url: request.absoluteURL)

@@ -23,6 +23,7 @@ public actor FileCredentialStore: CredentialStore {
         var allowsPlainHTTP: Bool
     }
 
+    /// The JSON file the permanent credentials are saved in.
     public let path: String
     private var permanent: [ScopedCredential] = []
     private let memory = InMemoryCredentialStore()

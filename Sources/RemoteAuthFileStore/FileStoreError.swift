@@ -46,6 +46,8 @@ public struct FileStoreError: Error, Hashable, CustomStringConvertible {
     /// The file's permission bits, for ``Code-swift.struct/permissionsTooOpen``.
     public let mode: Int?
 
+    /// Creates the error `code` about the file at `path`, with a `reason` that holds no secret
+    /// and, for `.permissionsTooOpen`, the file's permission bits.
     public init(_ code: Code, path: String, reason: String, mode: Int? = nil) {
         self.code = code
         self.path = path

@@ -24,6 +24,7 @@ public actor FileTokenStore: CoordinatedTokenStore {
         var session: StoredSession
     }
 
+    /// The JSON file the sessions are saved in (its lock file is `PATH.lock`).
     public let path: String
     /// How long a change waits for another process's lock before it fails.
     public let lockTimeout: Duration
@@ -32,6 +33,8 @@ public actor FileTokenStore: CoordinatedTokenStore {
     /// the file cannot be read now (they do not throw).
     private var lastRead: [TokenStoreKey: StoredSession]
 
+    /// The default file: `$REMOTE_AUTH_HOME/tokens.json`, else
+    /// `$XDG_CONFIG_HOME/remote-auth/tokens.json`, else `~/.config/remote-auth/tokens.json`.
     public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
         AtomicFile.defaultPath("tokens.json", environment: environment)
     }

@@ -58,6 +58,8 @@ public struct NIOHTTP1Transport: HTTPTransport {
         /// that finds them all busy waits for one, under its ``timeout``.
         public var maximumConnectionsPerOrigin: Int
 
+        /// A configuration; the defaults trust the system's roots, present no client certificate,
+        /// connect within 10 s, finish a request within 30 s, read at most 16 MiB, keep connections 60 s.
         public init(
             trust: ServerTrust = ServerTrust(),
             clientIdentity: ClientIdentity? = nil,
@@ -77,6 +79,7 @@ public struct NIOHTTP1Transport: HTTPTransport {
         }
     }
 
+    /// The trust, client identity, timeouts and limits this transport was made with.
     public let configuration: Configuration
     let group: any EventLoopGroup
     let tlsContext: NIOSSLContext
@@ -142,6 +145,8 @@ public struct NIOHTTP1Transport: HTTPTransport {
         }
     }
 
+    /// Sends `request` on a pooled connection to its origin and reads the whole response body,
+    /// under the configuration's timeout and response size limit.
     public func send(_ request: HTTPRequest, body: [UInt8]?) async throws -> (HTTPResponse, [UInt8]) {
         let origin = try AuthScope(origin: request)
         let deadline = NIODeadline.now() + configuration.timeout

@@ -24,12 +24,14 @@ public import RemoteAuth
 /// - State that outlives one call (a token session's tokens, DPoP nonces) lives in the
 ///   authenticators, so one middleware serves every call of a client.
 public struct AuthenticationMiddleware: ClientMiddleware {
+    /// The authenticators tried for each call, each applying only within its scope.
     public let authenticators: [ScopedAuthenticator]
     /// The most times one call is sent again because an authenticator asked.
     public var maximumRetries = 2
     /// The largest body read into memory so that it can be signed and replayed (1 MiB).
     public var replayableBodyLimit = 1 << 20
 
+    /// Creates a middleware that authenticates calls with `authenticators`.
     public init(authenticators: [ScopedAuthenticator]) {
         self.authenticators = authenticators
     }

@@ -7,10 +7,12 @@ public import RemoteAuth
 /// over `NIOHTTP1Transport` (trust in the handshake, pins, a client certificate) or any other.
 /// The body is read whole (up to ``maximumRequestBody``), as the transport seam takes it.
 public struct RemoteAuthClientTransport: ClientTransport {
+    /// The RemoteAuth transport the OpenAPI requests are sent through.
     public let transport: any HTTPTransport
     /// The largest request body read to send (16 MiB).
     public var maximumRequestBody = 16 << 20
 
+    /// Wraps `transport` as an OpenAPI client transport.
     public init(_ transport: any HTTPTransport) {
         self.transport = transport
     }

@@ -30,6 +30,8 @@ public struct PostgresStoreError: Error, Hashable, CustomStringConvertible {
     /// (its `description` is generic; `String(reflecting:)` shows the server's fields).
     public let underlying: (any Error)?
 
+    /// Creates the error `code` with a `reason` that holds no secret and, for a database failure,
+    /// postgres-nio's `underlying` error.
     public init(_ code: Code, _ reason: String, underlying: (any Error)? = nil) {
         self.code = code
         self.reason = reason

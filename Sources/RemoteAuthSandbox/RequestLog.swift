@@ -11,15 +11,18 @@ import Hummingbird
 /// GET /digest/SHA-256/auth/ 200
 /// ```
 public struct SandboxLogEntry: Sendable, Hashable, CustomStringConvertible {
+    /// The request's method.
     public var method: HTTPRequest.Method
     /// The path without its query, which may carry a token or a verifier.
     public var path: String
+    /// The status the sandbox answered with.
     public var status: HTTPResponse.Status
     /// Why the request was refused: `oauth_problem=…: advice`, `Basic challenge: …`,
     /// `Digest challenge: …`, or the error the sandbox answered; `nil` for an answer that is not
     /// a refusal. Never a secret.
     public var outcome: String?
 
+    /// Creates an entry: `path` without its query, and `outcome` only for a refusal.
     public init(method: HTTPRequest.Method, path: String, status: HTTPResponse.Status, outcome: String? = nil) {
         self.method = method
         self.path = path

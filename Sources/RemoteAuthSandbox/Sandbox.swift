@@ -18,7 +18,9 @@ import Darwin
 public struct RunningSandbox: Sendable, Hashable {
     /// `http` or `https`.
     public let scheme: String
+    /// The host the sandbox listens on, such as `127.0.0.1`.
     public let host: String
+    /// The TCP port the sandbox listens on (the one the system chose when configured with 0).
     public let port: Int
     /// `scheme://host:port`, without a trailing slash.
     public var baseURL: String { "\(scheme)://\(host):\(port)" }

@@ -2,6 +2,7 @@ import RemoteAuth
 
 /// The text the sandbox prints at start and serves at `/`.
 public enum SandboxBanner {
+    /// The list of the sandbox's endpoints, each under `base` (its base URL, without a trailing slash).
     public static func endpoints(base: String) -> String {
         """
         Endpoints:
@@ -33,6 +34,7 @@ public enum SandboxBanner {
         """
     }
 
+    /// The consumers, seeded access tokens and OAuth 2 clients of `configuration`, secrets included.
     public static func identities(_ configuration: SandboxConfiguration) -> String {
         var text = "Identities (a local test service: secrets are shown):\n"
         for consumer in configuration.consumers {

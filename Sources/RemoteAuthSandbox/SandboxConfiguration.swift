@@ -470,7 +470,9 @@ public struct SandboxConfiguration: Sendable {
 
 /// A sandbox that cannot start or is misconfigured.
 public struct SandboxError: Error, CustomStringConvertible {
+    /// Why the sandbox cannot start, in plain words.
     public let reason: String
+    /// Creates the error with `reason`, in plain words.
     public init(_ reason: String) { self.reason = reason }
     public var description: String { reason }
 }
@@ -490,6 +492,8 @@ public struct StepUpPolicy: Sendable, Hashable {
     /// The most seconds since the sign-in a write accepts (`max_age` in the challenge), or `nil`.
     public var maxAge: Int64?
 
+    /// Creates a rule: writes need class `acr` (default `defaultACR`), at most `maxAge` seconds old
+    /// (`nil`: any age).
     public init(acr: String = StepUpPolicy.defaultACR, maxAge: Int64? = nil) {
         self.acr = acr
         self.maxAge = maxAge

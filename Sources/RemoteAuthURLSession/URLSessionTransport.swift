@@ -115,6 +115,8 @@ public struct URLSessionTransport: HTTPTransport {
         return try await body(transport)
     }
 
+    /// Sends `request` through the URL session without following redirects and reads the whole
+    /// response body, failing with a `TransportError` past the timeout or the size limit.
     public func send(_ request: HTTPRequest, body: [UInt8]?) async throws -> (HTTPResponse, [UInt8]) {
         let origin = try AuthScope(origin: request).description
         guard let url = URL(string: request.absoluteURL) else {

@@ -7,6 +7,8 @@ public import HTTPTypes
 /// ``stream(_:body:)`` sends a ``RequestBody`` (possibly streamed) and hands the response body
 /// back as it arrives; its default buffers both through ``send(_:body:)``.
 public protocol HTTPTransport: Sendable {
+    /// Sends `request` with `body` (`nil` for none) once, without following a redirect or answering
+    /// a challenge, and returns the response head and its whole body.
     func send(_ request: HTTPRequest, body: [UInt8]?) async throws -> (HTTPResponse, [UInt8])
     func stream(_ request: HTTPRequest, body: RequestBody?) async throws -> (HTTPResponse, ResponseBody)
 }
