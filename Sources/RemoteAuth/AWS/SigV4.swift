@@ -363,6 +363,7 @@ extension AWS {
 
         public let code: Code
         public let reason: String
+        /// Creates the error with `reason`, in plain words, and `code` (default `.invalidRequest`).
         public init(_ reason: String, code: Code = .invalidRequest) {
             self.code = code
             self.reason = reason
@@ -373,10 +374,12 @@ extension AWS {
     /// SigV4 as a ``RequestAuthenticator``: every attempt signed afresh in the header form, the
     /// body's hash included (or `UNSIGNED-PAYLOAD`).
     public struct SigV4Authenticator: RequestAuthenticator, CustomStringConvertible {
+        /// The signer that signs each attempt: the access key, the region and the service.
         public let signer: SigV4Signer
         /// Send `UNSIGNED-PAYLOAD` instead of the body's hash (S3 allows it over https).
         public var unsignedPayload = false
 
+        /// An authenticator that signs every attempt with `signer`, the body's hash included.
         public init(signer: SigV4Signer) { self.signer = signer }
 
         public var writtenFields: [HTTPField.Name] { [.authorization, SigV4Signer.securityToken] }

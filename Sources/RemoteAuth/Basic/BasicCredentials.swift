@@ -22,6 +22,7 @@ public struct BasicCredentials: Sendable, Hashable, CustomStringConvertible, Cus
     public let user: String
     /// The password; may contain colons, never control characters.
     public let password: Secret
+    /// How the user-id and password are turned into octets before Base64 (UTF-8 or ISO-8859-1).
     public let encoding: Encoding
 
     /// Checks the user-id and password.

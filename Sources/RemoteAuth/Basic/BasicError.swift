@@ -25,6 +25,7 @@ public struct BasicError: Error, Hashable, CustomStringConvertible {
     /// Names the field or the position; never a secret.
     public let reason: String
 
+    /// Creates the error `code` with a `reason` that names the field or position, never a secret.
     public init(_ code: Code, _ reason: String) {
         self.code = code
         self.reason = reason

@@ -12,6 +12,7 @@ public struct AuthenticationChallenge: Sendable, Hashable, CustomStringConvertib
         public var name: String
         /// The value, unquoted and unescaped.
         public var value: String
+        /// A parameter named `name` with the unquoted, unescaped `value`.
         public init(name: String, value: String) {
             self.name = name
             self.value = value
@@ -27,6 +28,7 @@ public struct AuthenticationChallenge: Sendable, Hashable, CustomStringConvertib
     /// The parameters in the order they were sent.
     public var parameters: [Parameter]
 
+    /// A challenge for `scheme` with either a `token68` or `parameters` (in the order to send them).
     public init(scheme: String, token68: String? = nil, parameters: [Parameter] = []) {
         self.scheme = scheme
         self.token68 = token68

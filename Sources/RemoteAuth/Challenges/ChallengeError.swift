@@ -30,6 +30,7 @@ public struct ChallengeError: Error, Hashable, CustomStringConvertible {
     /// Names the position and field; never a parameter value.
     public let reason: String
 
+    /// Creates the error `code` with a `reason` that names the position and field, never a value.
     public init(_ code: Code, _ reason: String) {
         self.code = code
         self.reason = reason

@@ -16,6 +16,7 @@ public struct ParsedChallenges: Sendable, Hashable {
     /// 1-based index, and the offset within it, never a parameter value.
     public var errors: [ChallengeError]
 
+    /// The challenges of the fields that parsed and one error per malformed field, each in field order.
     public init(challenges: [AuthenticationChallenge] = [], errors: [ChallengeError] = []) {
         self.challenges = challenges
         self.errors = errors

@@ -26,6 +26,8 @@ extension AuthenticatingClient {
         /// header fields). Credentials and cookies are never logged.
         public var logger = Logger(label: "RemoteAuth.AuthenticatingClient")
 
+        /// The defaults: no preemptive Basic, up to 10 redirects followed, 2 authentication retries,
+        /// no proxy.
         public init() {}
     }
 }

@@ -25,11 +25,15 @@ import Logging
 /// A request that already carries a field an authenticator writes (`Authorization`) is sent as
 /// the caller built it: that authenticator does not run for it.
 public struct AuthenticatingClient: Sendable {
+    /// The transport every round trip goes through; it must not follow redirects itself.
     public let transport: any HTTPTransport
+    /// Where the `Basic` and `Digest` credentials that answer the origin's and the proxy's
+    /// challenges come from.
     public let credentials: any CredentialStore
     /// The authenticators run on every attempt, in order, each for its own origin
     /// (``RequestAuthenticator``).
     public let authenticators: [ScopedAuthenticator]
+    /// How the client answers challenges, follows redirects, reaches a proxy and logs.
     public let configuration: Configuration
     /// Shared between copies of this client: the round-trip count.
     let state = ClientState()

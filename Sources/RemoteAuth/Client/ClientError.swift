@@ -44,6 +44,8 @@ public struct ClientError: Error, Hashable, CustomStringConvertible {
     /// The response that ended the exchange, when there was one.
     public let response: HTTPResponse?
 
+    /// Creates the error `code` with a `reason` that holds no secret and, when there were any, the
+    /// refused challenge and the response that ended the exchange.
     public init(
         _ code: Code,
         _ reason: String,

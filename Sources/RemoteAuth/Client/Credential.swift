@@ -14,11 +14,14 @@ public struct Credential: Sendable, Hashable, CustomStringConvertible, CustomDeb
         public static let basic = Schemes(rawValue: 1)
         /// `Digest`: [RFC 7616](https://www.rfc-editor.org/rfc/rfc7616).
         public static let digest = Schemes(rawValue: 2)
+        /// Both `Basic` and `Digest`.
         public static let all: Schemes = [.basic, .digest]
     }
 
+    /// The user name.
     public let user: String
     let password: Secret
+    /// The schemes the credential may answer; `Digest` alone keeps the password off the wire.
     public let schemes: Schemes
 
     /// - Warning: with ``Schemes/basic`` allowed, the password crosses the wire in the clear
@@ -92,12 +95,16 @@ public struct Credential: Sendable, Hashable, CustomStringConvertible, CustomDeb
 
 /// A credential with the scope it is valid for, and whether it may cross plain `http`.
 public struct ScopedCredential: Sendable, Hashable, CustomStringConvertible {
+    /// The origin, and optionally the realm, the credential is valid for.
     public let scope: AuthScope
+    /// The user, password and schemes.
     public let credential: Credential
     /// The caller's opt-in to send this credential over plain `http` to a host that is not
     /// loopback. Off by default.
     public let allowsPlainHTTP: Bool
 
+    /// Scopes `credential` to `scope`; over plain `http` to a host that is not loopback only with
+    /// `allowsPlainHTTP`.
     public init(scope: AuthScope, credential: Credential, allowsPlainHTTP: Bool = false) {
         self.scope = scope
         self.credential = credential
@@ -140,6 +147,7 @@ public actor InMemoryCredentialStore: CredentialStore {
     /// Scopes whose credential is for one use (``CredentialPersistence/none``).
     private var singleUse: Set<AuthScope> = []
 
+    /// A store holding `entries` for the store's lifetime.
     public init(_ entries: [ScopedCredential] = []) {
         self.entries = entries
     }

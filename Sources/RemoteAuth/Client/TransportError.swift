@@ -47,6 +47,8 @@ public struct TransportError: Error, Hashable, CustomStringConvertible {
     /// when there was one.
     public let underlying: (any Error)?
 
+    /// Creates the error `code` with a `reason` that holds no secret and the transport library's
+    /// `underlying` error, if any.
     public init(_ code: Code, _ reason: String, underlying: (any Error)? = nil) {
         self.code = code
         self.reason = reason

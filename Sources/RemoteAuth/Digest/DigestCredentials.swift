@@ -93,6 +93,7 @@ public struct DigestCredentials: Sendable, Hashable, CustomStringConvertible, Cu
 public struct DigestCnonceGenerator: Sendable {
     private let make: @Sendable () -> String
 
+    /// A generator that takes each cnonce from `make`.
     public init(_ make: @escaping @Sendable () -> String) {
         self.make = make
     }

@@ -33,6 +33,7 @@ public struct DigestError: Error, Hashable, CustomStringConvertible {
     /// Names the parameter; never a secret.
     public let reason: String
 
+    /// Creates the error `code` with a `reason` that names the parameter, never a secret.
     public init(_ code: Code, _ reason: String) {
         self.code = code
         self.reason = reason

@@ -7,7 +7,9 @@ public struct DigestResponse: Sendable, Hashable, CustomStringConvertible {
     /// The username as the server sees it: the userhash when ``userhash`` is on, else the
     /// username (sent as `username*` when it is not printable ASCII).
     public let usernameParameter: String
+    /// The `realm` of the challenge answered.
     public let realm: String
+    /// The server's `nonce` the response is computed with.
     public let nonce: String
     /// The request-target as sent on the request line.
     public let uri: String
@@ -15,9 +17,13 @@ public struct DigestResponse: Sendable, Hashable, CustomStringConvertible {
     public let algorithm: DigestAlgorithm?
     /// The chosen `qop`, `nil` in RFC 2069 mode (then `nc` and `cnonce` are not sent).
     public let qop: DigestQOP?
+    /// The nonce count `nc` (sent as 8 hex digits); `nil` in RFC 2069 mode.
     public let nonceCount: UInt32?
+    /// The client nonce `cnonce`; `nil` in RFC 2069 mode.
     public let cnonce: String?
+    /// The challenge's `opaque`, returned unchanged; `nil` when it had none.
     public let opaque: String?
+    /// Whether the username is sent hashed (`userhash=true`, RFC 7616 §3.4.4).
     public let userhash: Bool
     /// The request-digest, lowercase hex.
     public let response: String

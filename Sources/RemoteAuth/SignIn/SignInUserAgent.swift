@@ -50,6 +50,7 @@ public struct SignInError: CodedError {
     public let code: Code
     public let reason: String
 
+    /// Creates the error `code` with `reason`, in plain words.
     public init(_ code: Code, _ reason: String) {
         self.code = code
         self.reason = reason

@@ -150,6 +150,7 @@ public struct StoredSession: Sendable, Hashable, Codable, CustomStringConvertibl
 public struct StoredSessionError: CodedError {
     public let reason: String
     public var code: String { "invalidSession" }
+    /// Creates the error with `reason`, in plain words.
     public init(_ reason: String) { self.reason = reason }
     public var description: String { "StoredSessionError: \(reason)" }
 }

@@ -3,6 +3,7 @@ public import HTTPTypes
 /// A failure to read an absolute `http`/`https` URL.
 public struct RequestURLError: Error, Hashable, CustomStringConvertible {
     public let reason: String
+    /// Creates the error with `reason`, in plain words.
     public init(_ reason: String) { self.reason = reason }
     public var description: String { "RequestURLError: \(reason)" }
 }

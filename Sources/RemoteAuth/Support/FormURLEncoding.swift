@@ -211,6 +211,7 @@ public struct FormURLEncodingError: Error, Hashable, CustomStringConvertible {
     public let code: Code
     public let reason: String
 
+    /// Creates the error `code` with `reason`, in plain words.
     public init(_ code: Code, _ reason: String) {
         self.code = code
         self.reason = reason

@@ -4,8 +4,11 @@ public import X509
 /// byte), valid now and for the host name. The certificates are the only trust anchors, so a
 /// self-signed certificate can be pinned; give two during a rotation.
 public struct CertificatePinningPolicy: TrustPolicy, Hashable {
+    /// The pinned certificates: the leaf must equal one of them, and they are the only trust anchors.
     public let certificates: [Certificate]
 
+    /// Pins `certificates` (two during a rotation).
+    /// - Throws: `TrustError` `.invalidCertificate` for an empty list.
     public init(certificates: [Certificate]) throws {
         guard !certificates.isEmpty else {
             throw TrustError(.invalidCertificate, "certificate pinning needs at least one certificate")

@@ -14,16 +14,20 @@ public struct ClientIdentity: Sendable, Hashable, CustomStringConvertible, Custo
         case pkcs12(bytes: [UInt8], passphrase: Secret?)
     }
 
+    /// The encoded certificate and private key, as given (PEM or PKCS#12).
     public let material: Material
 
+    /// An identity from a PEM certificate chain (leaf first) and a PEM private key.
     public init(certificateChainPEM: String, privateKeyPEM: Secret) {
         self.material = .pem(certificateChain: certificateChainPEM, privateKey: privateKeyPEM)
     }
 
+    /// An identity from a PEM certificate chain (leaf first) and a PEM private key, wrapped in a `Secret`.
     public init(certificateChainPEM: String, privateKeyPEM: String) {
         self.init(certificateChainPEM: certificateChainPEM, privateKeyPEM: Secret(privateKeyPEM))
     }
 
+    /// An identity from a PKCS#12 (`.p12`/`.pfx`) bundle and its passphrase (`nil` for none).
     public init(pkcs12: [UInt8], passphrase: Secret?) {
         self.material = .pkcs12(bytes: pkcs12, passphrase: passphrase)
     }

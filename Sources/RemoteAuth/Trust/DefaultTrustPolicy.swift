@@ -4,8 +4,10 @@ public import X509
 /// constraints, name constraints) for the host name or IP address
 /// ([RFC 6125](https://www.rfc-editor.org/rfc/rfc6125#section-6)).
 public struct DefaultTrustPolicy: TrustPolicy, Hashable {
+    /// The trust anchors the chain must lead to: the system's roots or a CA bundle.
     public var roots: TrustRoots
 
+    /// A policy that trusts chains to `roots` (default: the system's roots).
     public init(roots: TrustRoots = .system) {
         self.roots = roots
     }

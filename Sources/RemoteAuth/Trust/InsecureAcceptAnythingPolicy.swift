@@ -5,6 +5,7 @@ public import X509
 /// - Warning: For local development only: anyone on the path can read and change the
 ///   traffic, credentials included. The tool's `--insecure` prints a warning when it uses it.
 public struct InsecureAcceptAnythingPolicy: TrustPolicy, Hashable {
+    /// A policy that trusts every certificate; for local development only.
     public init() {}
 
     public func evaluate(chain: [Certificate], host: String, context: TrustContext) async -> TrustEvaluation {

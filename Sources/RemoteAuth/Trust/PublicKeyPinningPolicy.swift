@@ -6,9 +6,13 @@ public import X509
 /// pins are required, one of them a backup key kept offline, so that a key rotation does not
 /// lock the clients out ([RFC 7469 §4.3](https://www.rfc-editor.org/rfc/rfc7469#section-4.3)).
 public struct PublicKeyPinningPolicy: TrustPolicy, Hashable {
+    /// The SPKI pins, at least two, one of which a certificate of the validated chain must carry.
     public let pins: Set<SPKIPin>
+    /// The trust anchors the chain is validated against before the pins are checked.
     public let roots: TrustRoots
 
+    /// A policy that validates the chain against `roots` and then requires one of `pins`.
+    /// - Throws: `TrustError` `.tooFewPins` for fewer than two distinct pins.
     public init(pins: some Sequence<SPKIPin>, roots: TrustRoots = .system) throws {
         let pins = Set(pins)
         guard pins.count >= 2 else {

@@ -1,8 +1,10 @@
 /// Trust policies per host: one for named hosts, a default for the others.
 public struct ServerTrust: Sendable, CustomStringConvertible {
+    /// The policy for every host that has no policy of its own.
     public var defaultPolicy: any TrustPolicy
     private var byHost: [String: any TrustPolicy] = [:]
 
+    /// Trust that applies `defaultPolicy` (default: `DefaultTrustPolicy()`) to every host.
     public init(default defaultPolicy: any TrustPolicy = DefaultTrustPolicy()) {
         self.defaultPolicy = defaultPolicy
     }

@@ -26,6 +26,7 @@ public struct TrustError: Error, Hashable, CustomStringConvertible {
     /// Names what is wrong; never a key.
     public let reason: String
 
+    /// Creates the error `code` with a `reason` that names no key.
     public init(_ code: Code, _ reason: String) {
         self.code = code
         self.reason = reason

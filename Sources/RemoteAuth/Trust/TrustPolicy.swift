@@ -31,6 +31,8 @@ public struct TrustContext: Sendable {
     /// `FixedExpiryValidationTime`.
     public var fixedValidationTime: Date?
 
+    /// A context with the system's roots and, for tests and replays, a fixed validation time
+    /// (`nil`: the time of the check).
     public init(systemRoots: CertificateStore, fixedValidationTime: Date? = nil) {
         self.systemRoots = systemRoots
         self.fixedValidationTime = fixedValidationTime
@@ -46,5 +48,6 @@ public struct TrustContext: Sendable {
 public enum TrustEvaluation: Sendable, Hashable {
     /// Trusted; the validated chain, leaf first (just the leaf for ``InsecureAcceptAnythingPolicy``).
     case trusted(validatedChain: [Certificate])
+    /// Not trusted; the rejection says why.
     case rejected(TrustRejection)
 }

@@ -23,7 +23,9 @@ public struct TrustRejection: Error, Sendable, Hashable, CustomStringConvertible
         public var description: String { base.rawValue }
     }
 
+    /// Why the server was not trusted, as a stable code.
     public let code: Code
+    /// The host name or IP address the chain was evaluated for.
     public let host: String
     /// The pins of the certificates the server presented, leaf first.
     public let seenPins: [SPKIPin]
@@ -33,6 +35,8 @@ public struct TrustRejection: Error, Sendable, Hashable, CustomStringConvertible
     /// them (empty when the rejection did not come from the verifier, such as a pin mismatch).
     public let policyFailures: [CertificateValidationResult.PolicyFailure]
 
+    /// Creates a rejection for `host` with the pins of the presented certificates (leaf first), a
+    /// plain reason and, when the verifier refused the chain, its failures.
     public init(
         _ code: Code,
         host: String,

@@ -46,6 +46,8 @@ public struct DigestAuthenticator: RequestAuthenticator, CustomStringConvertible
     let answers: CredentialStoreAuthenticator
     let user: String
 
+    /// An authenticator answering `Digest` challenges as `user` with `password`, taking cnonces from
+    /// `cnonceGenerator` and preferring `qop` when offered several (`nil`: `auth`).
     public init(
         user: String,
         password: Secret,

@@ -35,8 +35,12 @@ public actor CredentialStoreAuthenticator: RequestAuthenticator, CustomStringCon
         case proxy(AuthScope)
     }
 
+    /// The store the credentials that answer challenges come from.
     public nonisolated let credentials: any CredentialStore
+    /// Whom the authenticator answers: the origin server, or the proxy at a scope.
     public nonisolated let party: Party
+    /// Whether `Basic` is sent on the first attempt with a realm-less credential, before any
+    /// challenge (the client's own authenticators take the request's setting instead).
     public nonisolated let preemptive: Bool
     nonisolated let cnonceGenerator: DigestCnonceGenerator
     nonisolated let preferredQOP: DigestQOP?

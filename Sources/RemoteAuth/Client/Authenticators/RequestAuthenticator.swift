@@ -131,7 +131,9 @@ public struct AuthenticationAttempt: Sendable, CustomStringConvertible, CustomDe
 
     /// A typed key of the context; give each its own name (`"com.example.signer.sent"`).
     public struct Key<Value: Sendable>: Sendable, Hashable {
+        /// The name the value is stored under in the attempt's context.
         public let name: String
+        /// A key named `name`; keys with the same name and value type read the same value.
         public init(_ name: String) { self.name = name }
     }
 
@@ -149,6 +151,7 @@ public struct AuthenticationAttempt: Sendable, CustomStringConvertible, CustomDe
 /// requests to that origin (never after a redirect has left the origin the request started at),
 /// and never over plain `http` except to loopback hosts or with the caller's opt-in.
 public struct ScopedAuthenticator: Sendable, CustomStringConvertible {
+    /// The origin (scheme, host and port) the authenticator may authenticate requests to.
     public let scope: AuthScope
     /// The path the authenticator is limited to on ``scope``, on a segment boundary (`/v1`
     /// covers `/v1` and `/v1/users`, not `/v10`); `nil` for the whole origin. An OAuth 2 token
@@ -156,9 +159,14 @@ public struct ScopedAuthenticator: Sendable, CustomStringConvertible {
     /// ([RFC 8707 §2](https://www.rfc-editor.org/rfc/rfc8707#section-2), [RFC 9728 §1.2](https://www.rfc-editor.org/rfc/rfc9728#section-1.2))
     /// goes to that resource only.
     public let pathPrefix: String?
+    /// The authenticator run for requests within `scope`.
     public let authenticator: any RequestAuthenticator
+    /// The caller's opt-in to run the authenticator over plain `http` to a host that is not
+    /// loopback. Off by default.
     public let allowsPlainHTTP: Bool
 
+    /// Limits `authenticator` to the origin of `scope` and, when given, to `pathPrefix` (trailing
+    /// slashes dropped); plain `http` to a host that is not loopback only with `allowingPlainHTTP`.
     public init(
         _ authenticator: any RequestAuthenticator,
         for scope: AuthScope,
