@@ -30,7 +30,9 @@ extension HTTPMessageSignatures {
 
         /// One digest.
         public struct Entry: Sendable, Hashable {
+            /// The digest algorithm (`sha-256`, `sha-512`, or another the sender named).
             public let algorithm: Algorithm
+            /// The digest's octets, as decoded from the byte sequence.
             public let digest: [UInt8]
         }
 

@@ -132,6 +132,7 @@ extension HTTPMessageSignatures {
         public let code: Code
         public let reason: String
 
+        /// Creates the error `code` with `reason`, in plain words.
         public init(_ code: Code, _ reason: String) {
             self.code = code
             self.reason = reason

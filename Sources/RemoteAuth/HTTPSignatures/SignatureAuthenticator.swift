@@ -13,6 +13,7 @@ extension HTTPMessageSignatures {
     /// does not hand the body to its authenticators (a streamed response) checks it with
     /// ``ContentDigest/verify(_:body:accepting:)``.
     public struct Authenticator: RequestAuthenticator, CustomStringConvertible {
+        /// The signer that signs each attempt: the key, the covered components and the parameters.
         public let signer: Signer
         /// Digest algorithms for `Content-Digest`; empty sends none. With any, `content-digest`
         /// is added to the covered components when the signer does not already cover it.
@@ -22,6 +23,8 @@ extension HTTPMessageSignatures {
         /// The label of the response's signature to verify; `nil` takes the first.
         public var responseLabel: String?
 
+        /// An authenticator that signs each attempt with `signer`, adds a `Content-Digest` of the body with
+        /// the `contentDigest` algorithms (none when empty), and verifies responses with `responseVerifier`.
         public init(signer: Signer, contentDigest: [ContentDigest.Algorithm] = [], responseVerifier: Verifier? = nil) {
             self.signer = signer
             self.contentDigestAlgorithms = contentDigest

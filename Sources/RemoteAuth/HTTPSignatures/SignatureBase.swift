@@ -10,10 +10,13 @@ extension HTTPMessageSignatures {
     public struct Message: Sendable {
         /// The head of a request or response.
         public enum Head: Sendable {
+            /// A request's head.
             case request(HTTPRequest)
+            /// A response's head.
             case response(HTTPResponse)
         }
 
+        /// The head of the message: a request or a response.
         public var head: Head
         /// The message's trailer section, when known.
         public var trailerFields: HTTPFields?

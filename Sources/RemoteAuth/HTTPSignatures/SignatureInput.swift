@@ -8,15 +8,22 @@ extension HTTPMessageSignatures {
     public struct SignatureParameter: Sendable, Hashable, CustomStringConvertible {
         /// A parameter's value: the bare item types RFC 9421's parameters use.
         public enum Value: Sendable, Hashable {
+            /// An integer, such as `created` or `expires`.
             case integer(Int64)
+            /// A string, such as `nonce`, `alg`, `keyid` or `tag`.
             case string(String)
+            /// A token (an unquoted bare item).
             case token(String)
+            /// A boolean.
             case boolean(Bool)
         }
 
+        /// The parameter's name (`created`, `keyid`, …).
         public let name: String
+        /// The parameter's value.
         public let value: Value
 
+        /// A parameter named `name` with `value`.
         public init(name: String, value: Value) {
             self.name = name
             self.value = value
@@ -59,6 +66,7 @@ extension HTTPMessageSignatures {
         /// The parameters, in the order they are serialized.
         public var parameters: [SignatureParameter]
 
+        /// A signature input covering `components`, in order, with `parameters`, in serialization order.
         public init(components: [ComponentIdentifier], parameters: [SignatureParameter]) {
             self.components = components
             self.parameters = parameters
@@ -152,12 +160,15 @@ extension HTTPMessageSignatures {
     public struct MessageSignatures: Sendable, Hashable {
         /// One labelled signature.
         public struct Entry: Sendable, Hashable {
+            /// The signature's label, its key in `Signature-Input` and `Signature`.
             public let label: String
+            /// The covered components and parameters, from `Signature-Input`.
             public let input: SignatureInput
             /// The signature's octets.
             public let signature: [UInt8]
         }
 
+        /// The labelled signatures, in the order of `Signature-Input`.
         public let entries: [Entry]
 
         /// The labels, in order.
@@ -290,6 +301,7 @@ extension HTTPMessageSignatures {
     /// inner list of components with parameters (no `created` or signature yet).
     /// [RFC 9421 §5.1](https://www.rfc-editor.org/rfc/rfc9421#section-5.1)
     public struct AcceptSignature: Sendable, Hashable {
+        /// The signatures asked for, by label, in order.
         public var requests: [(label: String, input: SignatureInput)] {
             get { entries.map { ($0.label, $0.input) } }
             set { entries = newValue.map { Entry(label: $0.label, input: $0.input) } }
@@ -302,6 +314,7 @@ extension HTTPMessageSignatures {
 
         private var entries: [Entry]
 
+        /// An `Accept-Signature` asking for `requests`, by label, in order.
         public init(_ requests: [(label: String, input: SignatureInput)]) {
             entries = requests.map { Entry(label: $0.label, input: $0.input) }
         }

@@ -221,6 +221,7 @@ extension HTTPMessageSignatures {
         }
 
         let backing: Backing
+        /// The key's id: the `keyid` of the signatures it verifies, by which a verifier finds it.
         public let keyID: String
         /// The algorithms this key may verify.
         public let algorithms: Set<Algorithm>

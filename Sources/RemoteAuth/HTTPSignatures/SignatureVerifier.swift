@@ -216,8 +216,10 @@ extension HTTPMessageSignatures {
     public final class BoundedNonceStore: NonceStore {
         /// Each remembered nonce (prefixed by its key id) and the time it may be forgotten.
         private let entries: Locked<[String: Int64]>
+        /// The most nonces remembered at once (at least 1).
         public let capacity: Int
 
+        /// A store remembering at most `capacity` nonces (default 10,000; at least 1).
         public init(capacity: Int = 10_000) {
             self.capacity = max(1, capacity)
             self.entries = Locked([:])
