@@ -17,6 +17,7 @@ extension JOSE {
     public struct Algorithm: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {
         public let rawValue: String
         public init(rawValue: String) { self.rawValue = rawValue }
+        /// The algorithm named `rawValue` (the JOSE `alg` value, such as `ES256`).
         public init(_ rawValue: String) { self.rawValue = rawValue }
 
         /// ECDSA with P-256 and SHA-256; the signature is `R || S`, 64 octets

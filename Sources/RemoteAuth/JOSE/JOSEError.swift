@@ -51,6 +51,7 @@ extension JOSE {
         /// Names what failed; never a key, a secret or the token.
         public let reason: String
 
+        /// Creates the error `code` with a `reason` that names what failed, never a key or the token.
         public init(_ code: Code, _ reason: String) {
             self.code = code
             self.reason = reason

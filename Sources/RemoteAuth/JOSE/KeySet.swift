@@ -22,6 +22,7 @@ extension JOSE {
         /// At most 256 KiB of JSON.
         public static let defaultMaximumBytes = 256 * 1024
 
+        /// A set of `keys`, none ignored.
         public init(keys: [VerificationKey]) {
             self.keys = keys
             self.ignored = 0

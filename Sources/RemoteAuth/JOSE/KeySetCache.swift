@@ -21,7 +21,9 @@ extension JOSE {
             public var minimumRefetchInterval: Int64 = 60
             /// Bounds on the set read.
             public var maximumKeys = KeySet.defaultMaximumKeys
+            /// The largest JWK Set read, in bytes of JSON. Default 256 KiB.
             public var maximumBytes = KeySet.defaultMaximumBytes
+            /// The defaults: sets used 600 s, re-fetched at most every 60 s, at most 100 keys and 256 KiB.
             public init() {}
         }
 

@@ -62,9 +62,12 @@ public struct SignInError: CodedError {
 /// A user agent that follows a script: each URL it is shown is answered by `answer`, which
 /// returns the URLs to bring back, in order (a test's stand-in for a person and a browser).
 public struct ScriptedUserAgent: SignInUserAgent {
+    /// The redirect URI used when the flow names none: where the answer comes back to.
     public let redirectURI: String
     let answer: @Sendable (_ authorizationURL: String) async throws -> [String]
 
+    /// An agent that receives at `redirectURI` and answers each authorization URL with the URLs
+    /// `answer` returns, in order.
     public init(redirectURI: String, answer: @escaping @Sendable (_ authorizationURL: String) async throws -> [String]) {
         self.redirectURI = redirectURI
         self.answer = answer
@@ -92,11 +95,14 @@ public struct ScriptedUserAgent: SignInUserAgent {
 /// `readLine` returns the address the browser ended at, pasted by the person; an address that
 /// is not the answer is reported through `onIgnored` and another one is read.
 public struct PasteUserAgent: SignInUserAgent {
+    /// The redirect URI used when the flow names none: where the answer comes back to.
     public let redirectURI: String
     let present: @Sendable (String) -> Void
     let readLine: @Sendable () async throws -> String?
     let onIgnored: @Sendable (String) -> Void
 
+    /// An agent that receives at `redirectURI`, shows the authorization URL with `present`, reads
+    /// pasted addresses with `readLine` (`nil` ends the input) and reports ignored ones to `onIgnored`.
     public init(
         redirectURI: String,
         present: @escaping @Sendable (String) -> Void,

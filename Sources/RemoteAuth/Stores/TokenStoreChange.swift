@@ -36,8 +36,10 @@ public final class TokenStoreListeners: Sendable {
     /// Guards the open continuations, by the id given at registration.
     private let state = Locked((next: 0, continuations: [Int: AsyncStream<TokenStoreChange>.Continuation]()))
 
+    /// Listeners with no stream yet.
     public init() {}
 
+    /// A new stream of every change yielded from now on, until its iterator is dropped.
     public func stream() -> AsyncStream<TokenStoreChange> {
         let (stream, continuation) = AsyncStream<TokenStoreChange>.makeStream(bufferingPolicy: .unbounded)
         let id = state.withLock { state in
@@ -51,6 +53,7 @@ public final class TokenStoreListeners: Sendable {
         return stream
     }
 
+    /// Delivers `change` to every open stream.
     public func yield(_ change: TokenStoreChange) {
         for continuation in state.withLock({ Array($0.continuations.values) }) { continuation.yield(change) }
     }

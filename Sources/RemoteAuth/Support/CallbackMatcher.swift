@@ -14,6 +14,7 @@ extension OAuth1 {
 /// port, the path must be the same exactly; the query and fragment (where `oauth_verifier`,
 /// or OAuth 2's `code`, `state` and `iss`, arrive) are not compared.
 public struct CallbackMatcher: Sendable, Hashable {
+    /// The callback URL, as given, that incoming URLs are compared with.
     public let callback: String
     let scheme: String
     let authority: String

@@ -9,14 +9,19 @@ import Foundation
 /// ([RFC 6749 §5.1](https://www.rfc-editor.org/rfc/rfc6749#section-5.1): "The client MUST
 /// ignore unrecognized value names", which a library ignores best by passing them on).
 public enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// JSON `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
     /// An integer that fits in 64 bits.
     case integer(Int64)
     /// Any other number.
     case number(Double)
+    /// A string.
     case string(String)
+    /// An array, in order.
     case array([JSONValue])
+    /// An object, by member name.
     case object([String: JSONValue])
 
     public init(from decoder: any Decoder) throws {

@@ -16,6 +16,7 @@ public struct Secret: Sendable, Hashable, Codable, ExpressibleByStringLiteral, C
 {
     private let value: String
 
+    /// Wraps `value`, which from then on only `reveal()` shows.
     public init(_ value: String) {
         self.value = value
     }
