@@ -79,7 +79,10 @@ extension OAuth1 {
     /// let access = try await flow.accessToken(for: requestToken, verifier: verifier)
     /// ```
     public struct Flow: Sendable {
+        /// The provider's endpoints (temporary credentials, authorization, token credentials) and
+        /// the signature method it expects.
         public let provider: Provider
+        /// The client credentials (consumer key and secret) the flow signs with.
         public let client: ClientCredentials
         let privateKey: RSAPrivateKey?
         let transport: any HTTPTransport
@@ -390,6 +393,8 @@ extension OAuth1 {
         /// `oauth_problem`, when the provider reported one.
         public let problem: Problem?
 
+        /// Creates the error `code` with `reason`, the HTTP `status` of a refusal and the provider's
+        /// `oauth_problem`, when there are any.
         public init(_ code: Code, _ reason: String, status: Int? = nil, problem: Problem? = nil) {
             self.code = code
             self.reason = reason

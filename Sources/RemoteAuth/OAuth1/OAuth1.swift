@@ -58,9 +58,11 @@ extension OAuth1 {
     public struct ClientCredentials: Hashable, Sendable, Codable, CustomStringConvertible, CustomDebugStringConvertible,
         CustomReflectable
     {
+        /// The consumer key (`oauth_consumer_key`).
         public var key: String
         /// The consumer secret; empty for a client that signs with RSA-SHA1 only.
         public var secret: Secret
+        /// Client credentials of consumer `key` and `secret`.
         public init(key: String, secret: Secret) {
             self.key = key
             self.secret = secret
@@ -114,6 +116,7 @@ extension OAuth1 {
         public var token: String
         /// `oauth_token_secret`.
         public var secret: Secret
+        /// Temporary credentials of `token` (`oauth_token`) and `secret` (`oauth_token_secret`).
         public init(token: String, secret: Secret) {
             self.token = token
             self.secret = secret
@@ -139,6 +142,7 @@ extension OAuth1 {
     public struct Problem: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {
         public let rawValue: String
         public init(rawValue: String) { self.rawValue = rawValue }
+        /// The problem named `rawValue`, as in `oauth_problem=`.
         public init(_ rawValue: String) { self.rawValue = rawValue }
 
         /// `oauth_version` is not supported; `oauth_acceptable_versions` says which are.
@@ -231,6 +235,8 @@ public struct OAuth1Error: Error, Hashable, CustomStringConvertible {
     /// a server reports as `oauth_parameters_absent` or `oauth_parameters_rejected`.
     public let parameter: String?
 
+    /// Creates the error `code` with a `reason` that holds no secret and, when one is at fault, the
+    /// protocol `parameter`.
     public init(_ code: Code, _ reason: String, parameter: String? = nil) {
         self.code = code
         self.reason = reason

@@ -14,6 +14,8 @@ extension OAuth1 {
     public struct RSAPrivateKey: Sendable, CustomStringConvertible, CustomDebugStringConvertible {
         let key: _RSA.Signing.PrivateKey
 
+        /// Reads a PEM `PRIVATE KEY` (PKCS#8) or `RSA PRIVATE KEY` (PKCS#1) of at least 1024 bits.
+        /// - Throws: `OAuth1Error` `.invalidKey` when it cannot be read.
         public init(pemRepresentation pem: String) throws {
             do {
                 // 1024-bit keys are still what RFC 5849 era providers registered.
@@ -29,6 +31,7 @@ extension OAuth1 {
         /// The matching public key, for a server or a test that verifies.
         public var publicKey: RSAPublicKey { RSAPublicKey(key: key.publicKey) }
 
+        /// The key's modulus size, in bits (at least 1024).
         public var keySizeInBits: Int { key.keySizeInBits }
 
         /// RSASSA-PKCS1-v1_5 over SHA-1 of `message`.
@@ -49,6 +52,8 @@ extension OAuth1 {
 
         init(key: _RSA.Signing.PublicKey) { self.key = key }
 
+        /// Reads a PEM `PUBLIC KEY`, `RSA PUBLIC KEY` or `CERTIFICATE` (its RSA key) of at least 1024 bits.
+        /// - Throws: `OAuth1Error` `.invalidKey` when it cannot be read or is not RSA.
         public init(pemRepresentation pem: String) throws {
             if pem.contains("-----BEGIN CERTIFICATE-----") {
                 let certificate: Certificate
@@ -81,6 +86,7 @@ extension OAuth1 {
             )
         }
 
+        /// The key's modulus size, in bits (at least 1024).
         public var keySizeInBits: Int { key.keySizeInBits }
         public var description: String { "RSAPublicKey(\(keySizeInBits) bits)" }
     }

@@ -14,6 +14,8 @@ extension OAuth1 {
         /// Sends `oauth_version="1.0"`; it is optional (§3.1) but most providers expect it.
         public var includeVersion: Bool
 
+        /// Options: the protocol parameters in `placement` (the header by default), with `oauth_version`
+        /// unless `includeVersion` is false, and the optional `realm`, `callback` and `verifier`.
         public init(
             placement: Placement = .header,
             realm: String? = nil,
