@@ -9,7 +9,9 @@ extension OAuth2 {
     /// ([RFC 9449 §9](https://www.rfc-editor.org/rfc/rfc9449#section-9)). It cannot renew the
     /// token: ``TokenSession`` is the authenticator that does.
     public struct AccessTokenAuthenticator: RequestAuthenticator, CustomStringConvertible {
+        /// The tokens whose access token each request carries; never renewed here.
         public let tokens: Tokens
+        /// The prover for a `DPoP` token's proofs; `nil` for a `Bearer` token.
         public let dpop: DPoP.Prover?
 
         /// - Throws: ``OAuth2/Error/Code/unsupportedTokenType`` for a `token_type` other than

@@ -17,6 +17,7 @@ extension OAuth2 {
         /// `authorization_endpoint`, which may hold a query of its own
         /// ([RFC 6749 §3.1](https://www.rfc-editor.org/rfc/rfc6749#section-3.1)).
         public let authorizationEndpoint: String
+        /// `client_id` ([RFC 6749 §2.2](https://www.rfc-editor.org/rfc/rfc6749#section-2.2)).
         public let clientID: String
         /// `scope` ([RFC 6749 §3.3](https://www.rfc-editor.org/rfc/rfc6749#section-3.3)), joined with spaces.
         public let scope: [String]

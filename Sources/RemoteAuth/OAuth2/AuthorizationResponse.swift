@@ -22,6 +22,8 @@ extension OAuth2 {
         /// The OpenID Connect `max_age` sent, in seconds (Core §3.1.3.7 rule 13).
         public let maxAge: Int64?
 
+        /// What to keep until the redirect: `state`, the PKCE `codeVerifier` and `redirectURI`, the
+        /// issuer `iss` must equal (required when `requiresIssuer`), and the OpenID Connect `nonce` and `maxAge`.
         public init(
             state: Secret,
             codeVerifier: Secret,
@@ -96,6 +98,7 @@ extension OAuth2 {
         /// `code`, to redeem at the token endpoint.
         public let code: Secret
 
+        /// A response carrying `code`, to redeem at the token endpoint.
         public init(code: Secret) { self.code = code }
         /// A response carrying `code`.
         public static func code(_ code: Secret) -> Self { Self(code: code) }

@@ -40,6 +40,7 @@ extension OAuth2 {
         }
 
         let key: JOSE.SigningKey
+        /// What the `aud` claim holds: by default the URL of the endpoint the request goes to.
         public let audience: Audience
         /// Seconds between `iat` and `exp`.
         public let lifetime: Int64

@@ -19,8 +19,11 @@ extension OAuth2 {
         public var expiresAt: Int64
         /// `interval`, 5 seconds when absent ([§3.2](https://www.rfc-editor.org/rfc/rfc8628#section-3.2)).
         public var interval: Int64
+        /// The members of the response this type does not name, as sent.
         public var additionalParameters: [String: JSONValue]
 
+        /// A response with the device and user codes, where to verify, `expires_in` and the deadline it
+        /// gives (seconds since 1970), the polling `interval` (default 5 s) and any other members.
         public init(
             deviceCode: Secret,
             userCode: String,

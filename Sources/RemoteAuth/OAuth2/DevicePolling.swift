@@ -50,11 +50,13 @@ extension OAuth2 {
         public let deadline: Int64
         private var state: State = .idle
 
+        /// Polling every `interval` seconds (at least 1) until `deadline` (seconds since 1970).
         public init(interval: Int64, deadline: Int64) {
             self.interval = max(1, interval)
             self.deadline = deadline
         }
 
+        /// Polling at the response's `interval` until its device code expires (`expiresAt`).
         public init(_ response: DeviceAuthorizationResponse) {
             self.init(interval: response.interval, deadline: response.expiresAt)
         }
@@ -65,6 +67,8 @@ extension OAuth2 {
             return false
         }
 
+        /// Takes `event` and returns what to do next; once finished, returns the final action again.
+        /// An event out of order fails with `OAuth2.Error.Code.invalidConfiguration`.
         public mutating func handle(_ event: Event) -> Action {
             switch (state, event) {
             case (.finished(let action), _):

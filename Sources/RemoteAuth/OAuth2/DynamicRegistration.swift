@@ -38,6 +38,8 @@ extension OAuth2 {
             /// Members not named here (`client_uri`, `software_id`, ...), sent as given.
             public var additionalMembers: [String: JSONValue]
 
+            /// Metadata for a client redirecting to `redirectURIs`: by default a public client (`none`) of
+            /// the `authorization_code` and `refresh_token` grants with `code` responses.
             public init(
                 redirectURIs: [String],
                 tokenEndpointAuthMethod: Session.ClientAuthenticationMethod = .none,
@@ -83,6 +85,8 @@ extension OAuth2 {
             /// `registration_access_token` and `registration_client_uri` (RFC 7592 §3): how
             /// the client reads, changes or deletes its registration.
             public let registrationAccessToken: Secret?
+            /// `registration_client_uri`: where the client reads, changes or deletes its registration
+            /// ([RFC 7592 §3](https://www.rfc-editor.org/rfc/rfc7592#section-3)); `nil` when the server gave none.
             public let registrationClientURI: String?
             /// `token_endpoint_auth_method` as registered (the server may have changed it).
             public let tokenEndpointAuthMethod: Session.ClientAuthenticationMethod

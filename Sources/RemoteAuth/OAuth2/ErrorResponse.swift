@@ -75,10 +75,14 @@ extension OAuth2 {
     ///
     /// It is data, not prose: ``code`` is compared, ``errorDescription`` is shown to a person.
     public struct ErrorResponse: Sendable, Hashable, Codable, CustomStringConvertible {
+        /// `error`: the error code, to compare.
         public var code: ErrorCode
+        /// `error_description`: text for a person, when the server sent one.
         public var errorDescription: String?
+        /// `error_uri`: a page about the error, when the server sent one.
         public var errorURI: String?
 
+        /// An error response with `error`, and optionally `error_description` and `error_uri`.
         public init(code: ErrorCode, errorDescription: String? = nil, errorURI: String? = nil) {
             self.code = code
             self.errorDescription = errorDescription

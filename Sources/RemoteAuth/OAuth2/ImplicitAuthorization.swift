@@ -16,9 +16,14 @@ extension OAuth2 {
         /// nor carry what would need a code (`code_challenge`, `nonce`, `dpop_jkt`, …).
         public static let reservedParameters: Set<String> = AuthorizationRequest.reservedParameters
 
+        /// `authorization_endpoint`, which may hold a query of its own
+        /// ([RFC 6749 §3.1](https://www.rfc-editor.org/rfc/rfc6749#section-3.1)).
         public let authorizationEndpoint: String
+        /// `client_id` ([RFC 6749 §2.2](https://www.rfc-editor.org/rfc/rfc6749#section-2.2)).
         public let clientID: String
+        /// `scope` ([RFC 6749 §3.3](https://www.rfc-editor.org/rfc/rfc6749#section-3.3)), joined with spaces.
         public let scope: [String]
+        /// Further query parameters, in order; none of the reserved names.
         public let additionalParameters: [(name: String, value: String)]
         /// What the redirect is checked against; keep it until the callback arrives.
         public let pending: PendingImplicitAuthorization
@@ -108,11 +113,19 @@ extension OAuth2 {
     /// What an implicit-grant client keeps until the redirect comes back: the `state` and the
     /// issuer to check it against.
     public struct PendingImplicitAuthorization: Sendable, Hashable, Codable, CustomStringConvertible {
+        /// The `state` sent ([RFC 6749 §4.2.1](https://www.rfc-editor.org/rfc/rfc6749#section-4.2.1)),
+        /// which the redirect must carry back.
         public let state: Secret
+        /// The `redirect_uri` sent: where the user agent brings the answer back.
         public let redirectURI: String
+        /// The issuer an `iss` parameter must equal
+        /// ([RFC 9207 §2.4](https://www.rfc-editor.org/rfc/rfc9207#section-2.4)).
         public let issuer: String?
+        /// The server said `authorization_response_iss_parameter_supported`: `iss` must be present.
         public let requiresIssuer: Bool
 
+        /// What to keep until the redirect: the `state` and `redirectURI` sent, and the issuer `iss`
+        /// must equal (required when `requiresIssuer`).
         public init(state: Secret, redirectURI: String, issuer: String?, requiresIssuer: Bool) {
             self.state = state
             self.redirectURI = redirectURI

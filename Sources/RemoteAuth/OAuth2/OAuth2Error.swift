@@ -82,6 +82,8 @@ extension OAuth2 {
         /// The HTTP status of the response that ended the step, when there was one.
         public let status: Int?
 
+        /// Creates the error `code` with a `reason` that holds no secret, the server's error response
+        /// and the HTTP status, when there were any.
         public init(_ code: Code, _ reason: String, serverError: ErrorResponse? = nil, status: Int? = nil) {
             self.code = code
             self.reason = reason

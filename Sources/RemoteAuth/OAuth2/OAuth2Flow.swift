@@ -19,7 +19,9 @@ extension OAuth2 {
     /// ``refresh(_:)`` has the shape of a token session's refresher:
     /// `{ try await flow.refresh($0) }`.
     public struct Flow: Sendable {
+        /// The authorization server's endpoints the flows call.
         public let server: AuthorizationServer
+        /// The client: its id and how it authenticates at the token endpoint.
         public let client: Client
         let transport: any HTTPTransport
         let now: @Sendable () -> Int64

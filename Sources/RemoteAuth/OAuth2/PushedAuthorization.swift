@@ -12,6 +12,8 @@ extension OAuth2 {
         /// When the reference expires, by the clock of the flow that pushed it.
         public let expiresAt: Int64
 
+        /// A response with the `request_uri`, its `expires_in` in seconds, and when it expires (seconds
+        /// since 1970).
         public init(requestURI: String, expiresIn: Int64, expiresAt: Int64) {
             self.requestURI = requestURI
             self.expiresIn = expiresIn

@@ -25,6 +25,8 @@ extension OAuth2 {
         /// needs, which a sign-in asks for before the metadata's `scopes_supported`.
         public let challengedScope: [String]?
 
+        /// A discovery result: the resource's metadata, its authorization server's, and the scope of the
+        /// resource's challenge, when it named one.
         public init(resource: ProtectedResourceMetadata, server: ServerMetadata, challengedScope: [String]? = nil) {
             self.resource = resource
             self.server = server

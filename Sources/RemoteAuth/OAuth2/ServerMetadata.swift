@@ -61,6 +61,7 @@ extension OAuth2 {
         /// The members this type does not model, kept as they came.
         public var additionalParameters: [String: JSONValue]
 
+        /// Metadata of `issuer` with no endpoint set and every flag off, plus `additionalParameters`.
         public init(issuer: String, additionalParameters: [String: JSONValue] = [:]) {
             self.issuer = issuer
             self.authorizationResponseIssParameterSupported = false
@@ -160,6 +161,7 @@ extension OAuth2 {
             public var userinfoEndpoint: String?
             /// Aliases of endpoints not named here, written back as they came.
             public var additionalParameters: [String: JSONValue]
+/// Aliases for the endpoints given (`nil`: no alias), plus aliases of other endpoints.
 
             public init(
                 tokenEndpoint: String? = nil,

@@ -17,6 +17,8 @@ extension OAuth2.ProtectedResourceMetadata {
         /// Seconds of clock skew allowed on `exp` and `nbf`.
         public var leeway: Int64
 
+        /// A policy verifying with `keys` under `algorithms` (asymmetric ones by default), trusting
+        /// `issuers` (`nil`: any), refusing unsigned documents when `required`, with `leeway` seconds of skew.
         public init(
             keys: [JOSE.VerificationKey],
             algorithms: Set<JOSE.Algorithm> = JOSE.Algorithm.asymmetric,

@@ -28,6 +28,7 @@ extension OAuth2 {
     /// that are secrets (code, verifier, refresh token, assertions, subject tokens) stay
     /// ``Secret``s until the body is built; `description` shows only the names.
     public struct TokenRequest: Sendable, CustomStringConvertible {
+        /// The `grant_type` sent: which grant the request redeems.
         public let grantType: GrantType
         private let parameters: [(name: String, value: Secret)]
 

@@ -2,6 +2,7 @@ extension OAuth2 {
     /// A successful token response ([RFC 6749 §5.1](https://www.rfc-editor.org/rfc/rfc6749#section-5.1)):
     /// the ``tokens``, and every member this type does not name in ``additionalParameters``.
     public struct TokenResponse: Sendable, Hashable, CustomStringConvertible {
+        /// The tokens: access token, type, expiry (from `expires_in`), refresh token, scope, ID token.
         public var tokens: Tokens
         /// `expires_in` as the server sent it.
         public var expiresIn: Int64?
@@ -11,6 +12,7 @@ extension OAuth2 {
         /// `scope`, `id_token` and `issued_token_type`.
         public var additionalParameters: [String: JSONValue]
 
+        /// A response with `tokens`, `expires_in` and `issued_token_type` as sent, and the other members.
         public init(
             tokens: Tokens,
             expiresIn: Int64? = nil,

@@ -22,6 +22,8 @@ extension OAuth2 {
         /// `id_token` (OpenID Connect Core §3.1.3.3), unvalidated here.
         public var idToken: Secret?
 
+        /// Tokens of `accessToken` presented as `tokenType`, expiring at `expiresAt` (seconds since
+        /// 1970; `nil`: unknown), with the optional refresh token, scope and ID token.
         public init(
             accessToken: Secret,
             tokenType: String,

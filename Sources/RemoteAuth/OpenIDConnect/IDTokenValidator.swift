@@ -55,6 +55,8 @@ extension OpenIDConnect {
             /// where the class is needed.
             public var requiredACRValues: [String]?
 
+            /// What to check the ID token against: the `nonce` and `max_age` sent, the access token
+            /// and code issued with it (for `at_hash` and `c_hash`), and the `acr` values it must meet.
             public init(
                 nonce: Secret? = nil,
                 maxAge: Int64? = nil,

@@ -82,6 +82,8 @@ extension OpenIDConnect {
         /// The HTTP status, for ``Code/userInfoFailed``.
         public let status: Int?
 
+        /// Creates the error `code` with a `reason` that names the claim or rule, never a token, and
+        /// the HTTP status for a UserInfo failure.
         public init(_ code: Code, _ reason: String, status: Int? = nil) {
             self.code = code
             self.reason = reason

@@ -17,6 +17,8 @@ extension OAuth2.Session {
         /// still decodes.
         public var userInfoEndpoint: String?
 
+        /// The provider details a session keeps: `jwks_uri`, the ID token algorithms allowed (default
+        /// `ES256` and `RS256`), and the `end_session_endpoint` and `userinfo_endpoint` when known.
         public init(
             jwksURI: String,
             idTokenSigningAlgorithms: [String] = ["ES256", "RS256"],

@@ -100,6 +100,8 @@ extension OpenIDConnect {
     /// An RP-initiated logout request: the URL to send the user agent to
     /// ([OpenID Connect RP-Initiated Logout 1.0 §2](https://openid.net/specs/openid-connect-rpinitiated-1_0.html#RPLogout)).
     public struct LogoutRequest: Sendable, CustomStringConvertible {
+        /// The provider's `end_session_endpoint` (RP-Initiated Logout §2.1), which the logout URL
+        /// is built on.
         public let endSessionEndpoint: String
         /// `id_token_hint`: the ID token last issued (RECOMMENDED).
         public let idTokenHint: Secret?

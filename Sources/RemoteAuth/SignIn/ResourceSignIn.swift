@@ -38,10 +38,14 @@ extension OAuth2 {
     public struct ResourceSignIn: Sendable {
         /// How the client identified itself.
         public enum Identification: Sendable, Hashable {
+            /// A `ClientIdentity.registered` client, registered at the server by hand.
             case registered
             /// A ``ClientIdentity/stored(_:issuer:)`` registration, reused.
             case reused(ClientRegistration)
+            /// A `ClientIdentity.metadataDocument`: the document's URL is the `client_id`.
             case metadataDocument
+            /// A dynamic registration made during this sign-in ([RFC 7591](https://www.rfc-editor.org/rfc/rfc7591)),
+            /// with what the server answered.
             case dynamicallyRegistered(DynamicRegistration.Registered)
         }
 

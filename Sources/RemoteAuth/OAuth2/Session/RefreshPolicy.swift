@@ -11,8 +11,12 @@ extension OAuth2 {
         /// token (a clock far off, a misconfigured resource server) fails fast with
         /// ``OAuth2/Error/Code/refreshLimitExceeded`` instead of hammering the token endpoint.
         public var window: Int64
+        /// The most refreshes allowed within `window` seconds; one more fails with
+        /// `refreshLimitExceeded`. 5 by default.
         public var maximumRefreshes: Int
 
+        /// A policy refreshing `expirySkew` seconds before expiry (default 60), at most
+        /// `maximumRefreshes` times (default 5) in `window` seconds (default 30).
         public init(expirySkew: Int64 = 60, window: Int64 = 30, maximumRefreshes: Int = 5) {
             self.expirySkew = expirySkew
             self.window = window

@@ -10,6 +10,8 @@ extension OAuth2.Session {
         /// `pem` or `p12`.
         public var format: String
 
+        /// A reference to the certificate file `certificate`, its private key file `key` (for PEM) and
+        /// its `format` (`pem` or `p12`).
         public init(certificate: String, key: String? = nil, format: String = "pem") {
             self.certificate = certificate
             self.key = key
@@ -72,6 +74,8 @@ extension OAuth2.Session {
         /// Where the TLS client certificate is kept, as its owner names it; never the key.
         public var certificate: ClientCertificateReference?
 
+        /// A binding to the DPoP key `dpopKey` and the TLS client certificate at `certificate`, either
+        /// optional.
         public init(dpopKey: JOSE.JWK? = nil, certificate: ClientCertificateReference? = nil) {
             self.dpopKey = dpopKey
             self.certificate = certificate
@@ -99,6 +103,8 @@ extension OAuth2 {
         /// `registration_client_uri` that read, change or delete the registration
         /// ([RFC 7592 §3](https://www.rfc-editor.org/rfc/rfc7592#section-3)).
         public var registrationAccessToken: Secret?
+        /// The `registration_client_uri` of a client registered dynamically, where its registration is
+        /// read, changed or deleted ([RFC 7592 §3](https://www.rfc-editor.org/rfc/rfc7592#section-3)).
         public var registrationClientURI: String?
         /// For a client registered dynamically: the `redirect_uris` it registered, so that a
         /// later sign-in can reuse the registration at the same URI.
@@ -108,6 +114,8 @@ extension OAuth2 {
         /// [RFC 7591 §3.2.1](https://www.rfc-editor.org/rfc/rfc7591#section-3.2.1)
         public var clientSecretExpiresAt: Int64?
 
+        /// A registration of `clientID` authenticating with `authenticationMethod` (default: none, a
+        /// public client), with the secret, key reference and dynamic registration details it has.
         public init(
             clientID: String,
             authenticationMethod: Session.ClientAuthenticationMethod = .none,
