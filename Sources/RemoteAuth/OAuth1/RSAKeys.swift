@@ -52,7 +52,8 @@ extension OAuth1 {
 
         init(key: _RSA.Signing.PublicKey) { self.key = key }
 
-        /// Reads a PEM `PUBLIC KEY`, `RSA PUBLIC KEY` or `CERTIFICATE` (its RSA key) of at least 1024 bits.
+        /// Reads a PEM `PUBLIC KEY` or `RSA PUBLIC KEY` of at least 1024 bits, or the RSA key of a PEM
+        /// `CERTIFICATE`.
         /// - Throws: `OAuth1Error` `.invalidKey` when it cannot be read or is not RSA.
         public init(pemRepresentation pem: String) throws {
             if pem.contains("-----BEGIN CERTIFICATE-----") {
@@ -86,7 +87,7 @@ extension OAuth1 {
             )
         }
 
-        /// The key's modulus size, in bits (at least 1024).
+        /// The key's modulus size, in bits.
         public var keySizeInBits: Int { key.keySizeInBits }
         public var description: String { "RSAPublicKey(\(keySizeInBits) bits)" }
     }

@@ -61,7 +61,8 @@ extension OAuth2 {
         /// The members this type does not model, kept as they came.
         public var additionalParameters: [String: JSONValue]
 
-        /// Metadata of `issuer` with no endpoint set and every flag off, plus `additionalParameters`.
+        /// Metadata of `issuer` with every optional member `nil` and every flag `false`, plus
+        /// `additionalParameters`.
         public init(issuer: String, additionalParameters: [String: JSONValue] = [:]) {
             self.issuer = issuer
             self.authorizationResponseIssParameterSupported = false
@@ -161,8 +162,8 @@ extension OAuth2 {
             public var userinfoEndpoint: String?
             /// Aliases of endpoints not named here, written back as they came.
             public var additionalParameters: [String: JSONValue]
-/// Aliases for the endpoints given (`nil`: no alias), plus aliases of other endpoints.
 
+            /// Aliases for the endpoints given (`nil`: no alias), plus aliases of other endpoints.
             public init(
                 tokenEndpoint: String? = nil,
                 revocationEndpoint: String? = nil,
