@@ -10,7 +10,7 @@ public import X509
 /// no chain to rotate through; give two during a key rotation
 /// ([RFC 7469 §4.3](https://www.rfc-editor.org/rfc/rfc7469#section-4.3)).
 public struct PinnedKeyOnlyPolicy: TrustPolicy, Hashable {
-    /// The SPKI pins the leaf certificate's key must match one of.
+    /// The SPKI pins, one of which the leaf certificate's key must match.
     public let pins: Set<SPKIPin>
 
     /// - Throws: ``TrustError`` `.tooFewPins` for an empty set.
