@@ -268,8 +268,9 @@ let package = Package(
                 .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
-            exclude: ["Generated/openapi.json", "Generated/openapi-generator-config.yaml"],
+            exclude: ["Generated/openapi.json", "Generated/openapi-generator-config.yaml", "Generated/SHA256SUMS"],
             swiftSettings: swiftSettings
         ),
         // Runs against a real PostgreSQL server named by POSTGRES_URL, which

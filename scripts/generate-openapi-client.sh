@@ -10,11 +10,12 @@
 #   3. gives the generator that document less its form-encoded responses (which the runtime
 #      here cannot decode; below);
 #   4. runs `swift-openapi-generator generate` with openapi-generator-config.yaml beside it
-#      (types and client, internal to the test target), writing Types*.swift and Client.swift there.
+#      (types and client, internal to the test target), writing Types*.swift and Client.swift there;
+#   5. writes SHA256SUMS there: the inputs' and outputs' digests, which `swift test` checks.
 #
 #   bash scripts/generate-openapi-client.sh           regenerate
 #   bash scripts/generate-openapi-client.sh --check   regenerate, then fail if anything differs
-#                                                     from what is committed (CI: drift fails)
+#                                                     from what is committed (drift fails)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -86,6 +87,13 @@ rm -f "$target"/*.swift
 "$generator" generate --config "$target/openapi-generator-config.yaml" --output-directory "$target" \
     "$scratch/openapi.json" >"$scratch/generate.log" 2>&1 || { cat "$scratch/generate.log" >&2; exit 1; }
 echo "generate-openapi-client: wrote $target/openapi.json and $(cd "$target" && ls ./*.swift | sed 's#^./##' | tr '\n' ' ')"
+
+# 5. The fingerprint: SHA-256 of the generator's inputs (the document, the configuration, this
+# script, which names the generator's version) and of its outputs. `swift test` checks it
+# (GeneratedClientFingerprintTests), so a document, configuration or version changed without
+# regenerating, or a generated file edited by hand, fails there without building the generator.
+sha256sum "$target/openapi.json" "$target/openapi-generator-config.yaml" scripts/generate-openapi-client.sh \
+    $(printf '%s\n' "$target"/*.swift | LC_ALL=C sort) >"$target/SHA256SUMS"
 
 if $check; then
     if ! git diff --exit-code -- "$target" || [ -n "$(git status --porcelain --untracked-files=all -- "$target")" ]; then
