@@ -208,6 +208,44 @@ private typealias W = OAuth2Wire
         }
     }
 
+    @Test(
+        "private_key_jwt registrations that are refused, each naming its rule (RFC 7591 §2, RFC 7517 §5)",
+        arguments: [
+            (
+                #"{"redirect_uris":["https://app.example/cb"],"token_endpoint_auth_method":"private_key_jwt","jwks":{"keys":[]}}"#,
+                "jwks must hold 1 to 10 keys"
+            ),
+            (
+                #"{"redirect_uris":["https://app.example/cb"],"token_endpoint_auth_method":"private_key_jwt","jwks":{"keys":[{"kty":"OKP","crv":"Ed25519","x":"11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo","d":"nWGxne_9WmC6hEr0kuwsxERJxWl7MmkZcDusAxyuf2A"}]}}"#,
+                "jwks holds a private key (its 'd' member): register the public key only"
+            ),
+            (
+                #"{"redirect_uris":["https://app.example/cb"],"token_endpoint_auth_method":"private_key_jwt","jwks":{"keys":[{"kty":"OKP","crv":"Ed25519","x":"11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo"}]},"jwks_uri":"https://app.example/jwks"}"#,
+                "jwks and jwks_uri must not both be present (RFC 7591 §2)"
+            ),
+            (
+                #"{"redirect_uris":["https://app.example/cb"],"token_endpoint_auth_method":"private_key_jwt","jwks":{"keys":[{"kty":"oct","k":"c2VjcmV0"}]}}"#,
+                "jwks holds a private key (its 'k' member): register the public key only"
+            ),
+            (
+                #"{"redirect_uris":["https://app.example/cb"],"token_endpoint_auth_method":"private_key_jwt","jwks":{"keys":[{"kty":"EC","crv":"P-521","x":"AA","y":"AA"}]}}"#,
+                "jwks holds a key this server cannot verify with (P-256, Ed25519, or RSA of 2048 bits or more)"
+            ),
+            (
+                #"{"redirect_uris":["https://app.example/cb"],"token_endpoint_auth_method":"private_key_jwt","jwks":[]}"#,
+                "jwks must be a JWK Set: an object with a keys array (RFC 7517 §5)"
+            ),
+        ]
+    )
+    func keyRefusals(body: String, description: String) async throws {
+        try await Sandbox.withSandbox { sandbox in
+            let answer = try await Self.register(sandbox.baseURL, body)
+            #expect(answer.status == 400, "\(answer.body)")
+            #expect(W.json(answer)["error"] as? String == "invalid_client_metadata")
+            #expect(W.json(answer)["error_description"] as? String == description)
+        }
+    }
+
     @Test("Bounds: body size, redirect URIs, registered clients")
     func bounds() async throws {
         var configuration = SandboxConfiguration.demo()

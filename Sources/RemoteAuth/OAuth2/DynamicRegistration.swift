@@ -25,7 +25,8 @@ extension OAuth2 {
             public var redirectURIs: [String]
             /// `token_endpoint_auth_method`: `none` (a public client, the default for a native
             /// app, [RFC 8252 §8.4](https://www.rfc-editor.org/rfc/rfc8252#section-8.4)),
-            /// `client_secret_basic` or `client_secret_post`.
+            /// `client_secret_basic`, `client_secret_post`, or `private_key_jwt` (see
+            /// ``registeringKey(_:)``).
             public var tokenEndpointAuthMethod: Session.ClientAuthenticationMethod
             /// `grant_types`.
             public var grantTypes: [String]
@@ -56,6 +57,27 @@ extension OAuth2 {
                 self.clientName = clientName
                 self.scope = scope
                 self.additionalMembers = additionalMembers
+            }
+
+            /// This metadata for a client that authenticates with `private_key_jwt` and `key`
+            /// ([RFC 7523 §2.2](https://www.rfc-editor.org/rfc/rfc7523#section-2.2)): the method set,
+            /// and `jwks` holding the key's public JWK by value
+            /// ([RFC 7591 §2](https://www.rfc-editor.org/rfc/rfc7591#section-2); `jwks_uri` removed,
+            /// since the two must not both be present).
+            ///
+            /// - Throws: ``OAuth2/Error/Code/invalidConfiguration`` for an HMAC key, which has no
+            ///   public half.
+            public func registeringKey(_ key: JOSE.SigningKey) throws -> Self {
+                guard let jwk = key.publicJWK else {
+                    throw OAuth2.Error(.invalidConfiguration, "private_key_jwt signs with a private key, not HS256")
+                }
+                var metadata = self
+                metadata.tokenEndpointAuthMethod = .privateKeyJWT
+                metadata.additionalMembers["jwks_uri"] = nil
+                metadata.additionalMembers["jwks"] = .object([
+                    "keys": .array([try JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(jwk))])
+                ])
+                return metadata
             }
 
             /// The JSON object sent.

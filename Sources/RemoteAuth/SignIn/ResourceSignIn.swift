@@ -82,6 +82,12 @@ extension OAuth2 {
         /// the keys from the server's `jwks_uri`, the nonce sent).
         ///   - dpop: binds the tokens to this key (RFC 9449); needed when the resource says
         ///     `dpop_bound_access_tokens_required`.
+        ///   - clientKey: the client's private key, for `private_key_jwt`
+        ///     ([RFC 7523 §2.2](https://www.rfc-editor.org/rfc/rfc7523#section-2.2)): a dynamic
+        ///     registration registers its public JWK in `jwks` with `token_endpoint_auth_method`
+        ///     `private_key_jwt` ([RFC 7591 §2](https://www.rfc-editor.org/rfc/rfc7591#section-2)),
+        ///     and a kept registration or a client ID metadata document that uses that method signs
+        ///     its assertions with it. `nil`: a public client (`none`).
         ///   - onIdentified: told how the client identified itself, before the user agent opens.
         /// - Throws: ``OAuth2/Error/Code/unsuitableAuthorizationServer`` when no identity suits
         ///   the server, or the resource requires DPoP and no key is given;
@@ -96,6 +102,7 @@ extension OAuth2 {
             additionalParameters: [(name: String, value: String)] = [],
             stepUp: StepUp? = nil,
             dpop: OAuth2.DPoP.Prover? = nil,
+            clientKey: JOSE.SigningKey? = nil,
             transport: any HTTPTransport,
             now: @escaping @Sendable () -> Int64 = UnixTime.now,
             random: RandomSource = .system,
@@ -121,6 +128,7 @@ extension OAuth2 {
                         identity,
                         redirectURI: redirectURI,
                         at: server,
+                        clientKey: clientKey.map { .init(key: $0, now: now, random: random) },
                         transport: transport
                     )
                     onIdentified(identification)
@@ -257,27 +265,52 @@ extension OAuth2 {
             )
         }
 
+        /// The client's key for `private_key_jwt`, with the clock and randomness its assertions use.
+        struct ClientKey {
+            let key: JOSE.SigningKey
+            let now: @Sendable () -> Int64
+            let random: RandomSource
+
+            /// `private_key_jwt` with this key ([RFC 7523 §2.2](https://www.rfc-editor.org/rfc/rfc7523#section-2.2)).
+            func authentication() throws -> ClientAuthentication {
+                try .privateKeyJWT(key, now: now, random: random)
+            }
+        }
+
         /// The client for `identity`, registering it for `redirectURI` when that is the way.
         static func identify(
             _ identity: ClientIdentity,
             redirectURI: String,
             at server: ServerMetadata,
+            clientKey: ClientKey? = nil,
             transport: any HTTPTransport
         ) async throws -> (OAuth2.Client, Identification) {
             switch identity {
             case .registered(let client, _):
                 return (client, .registered)
             case .stored(let registration, _):
-                let client = OAuth2.Client(
-                    id: registration.clientID,
-                    authentication: try OAuth2.ClientAuthentication(
+                let authentication: ClientAuthentication
+                if registration.authenticationMethod == .privateKeyJWT {
+                    guard let clientKey else {
+                        throw OAuth2.Error(
+                            .invalidConfiguration,
+                            "the registration kept for \(registration.clientID) uses private_key_jwt: sign in with its key"
+                        )
+                    }
+                    authentication = try clientKey.authentication()
+                } else {
+                    authentication = try OAuth2.ClientAuthentication(
                         methodName: registration.authenticationMethod.rawValue,
                         secret: registration.clientSecret
                     )
-                )
-                return (client, .reused(registration))
+                }
+                return (OAuth2.Client(id: registration.clientID, authentication: authentication), .reused(registration))
             case .metadataDocument(let url):
                 try OAuth2.checkEndpoint(url)
+                // The document names the method; with a key it is private_key_jwt and lists the key.
+                if let clientKey {
+                    return (OAuth2.Client(id: url, authentication: try clientKey.authentication()), .metadataDocument)
+                }
                 return (.public(id: url), .metadataDocument)
             case .dynamicRegistration(var metadata, let initialAccessToken):
                 guard let endpoint = server.registrationEndpoint else {
@@ -287,6 +320,10 @@ extension OAuth2 {
                     )
                 }
                 metadata.redirectURIs = [redirectURI]
+                if let clientKey {
+                    // RFC 7591 §2: `jwks` holds the client's public keys, by value.
+                    metadata = try metadata.registeringKey(clientKey.key)
+                }
                 let registered: DynamicRegistration.Registered
                 do {
                     registered = try await DynamicRegistration.register(
@@ -304,7 +341,13 @@ extension OAuth2 {
                         status: error.status
                     )
                 }
-                return (try registered.client(), .dynamicallyRegistered(registered))
+                let client =
+                    if let clientKey, registered.tokenEndpointAuthMethod == .privateKeyJWT {
+                        OAuth2.Client(id: registered.clientID, authentication: try clientKey.authentication())
+                    } else {
+                        try registered.client()
+                    }
+                return (client, .dynamicallyRegistered(registered))
             }
         }
     }

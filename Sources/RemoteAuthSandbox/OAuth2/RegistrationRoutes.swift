@@ -19,15 +19,28 @@ struct ClientMetadata: Codable, Sendable, Hashable {
     var responseTypes: [String]
     var clientName: String?
     var scope: String?
+    /// `jwks`: the public keys of a `private_key_jwt` client, by value
+    /// ([RFC 7591 §2](https://www.rfc-editor.org/rfc/rfc7591#section-2)); `nil` for the other
+    /// methods (and in state files written before the sandbox took it).
+    var jwks: JSONValue?
 
     /// At most this many `redirect_uris`, and this many bytes of registration body.
     static let maximumRedirectURIs = 10
     static let maximumBodyBytes = 16 * 1024
+    /// At most this many keys in `jwks`.
+    static let maximumKeys = 10
 
-    /// The `token_endpoint_auth_method`s a client may register: the sandbox registers public
-    /// clients and clients with a secret. `private_key_jwt` would need `jwks` or `jwks_uri`,
-    /// which the sandbox does not take at registration (refused with `invalid_client_metadata`).
-    static let methods = ["none", "client_secret_basic", "client_secret_post"]
+    /// The `token_endpoint_auth_method`s a client may register: public clients, clients with a
+    /// secret, and `private_key_jwt` clients whose public keys come in `jwks`
+    /// ([RFC 7523 §2.2](https://www.rfc-editor.org/rfc/rfc7523#section-2.2)). `jwks_uri` is
+    /// refused: the sandbox fetches no keys.
+    static let methods = ["none", "client_secret_basic", "client_secret_post", "private_key_jwt"]
+    /// The methods whose client gets a secret at registration.
+    static let secretMethods: Set<String> = ["client_secret_basic", "client_secret_post"]
+    /// JWK members that only a private (or symmetric) key has
+    /// ([RFC 7518 §6.2.2, §6.3.2, §6.4](https://www.rfc-editor.org/rfc/rfc7518#section-6), RFC 8037 §2):
+    /// a `jwks` holding one would publish the client's secret.
+    static let privateKeyMembers: Set<String> = ["d", "p", "q", "dp", "dq", "qi", "oth", "k"]
     static let grantTypes = [
         "authorization_code", "refresh_token", "client_credentials", MetadataRoutes.deviceCodeGrant,
     ]
@@ -53,14 +66,28 @@ struct ClientMetadata: Codable, Sendable, Hashable {
             guard let text = value.stringValue else { throw refuse("\(name) must be a string") }
             return text
         }
-        if members["jwks"] != nil || members["jwks_uri"] != nil {
+        if members["jwks_uri"] != nil {
             throw refuse(
-                "jwks and jwks_uri are not supported: register none, client_secret_basic or client_secret_post"
+                members["jwks"] != nil
+                    ? "jwks and jwks_uri must not both be present (RFC 7591 §2)"
+                    : "jwks_uri is not supported: the sandbox fetches no keys; give them in jwks"
             )
         }
         tokenEndpointAuthMethod = try string("token_endpoint_auth_method") ?? "client_secret_basic"
         guard Self.methods.contains(tokenEndpointAuthMethod) else {
             throw refuse("token_endpoint_auth_method must be one of \(Self.methods.joined(separator: ", "))")
+        }
+        if tokenEndpointAuthMethod == "private_key_jwt" {
+            guard let jwks = members["jwks"] else {
+                throw refuse("private_key_jwt needs the client's public keys in jwks (RFC 7591 §2)")
+            }
+            try Self.checkKeys(jwks)
+            self.jwks = jwks
+        } else {
+            guard members["jwks"] == nil else {
+                throw refuse("jwks goes with token_endpoint_auth_method private_key_jwt only")
+            }
+            jwks = nil
         }
         grantTypes = try strings("grant_types") ?? ["authorization_code"]
         guard !grantTypes.isEmpty, grantTypes.allSatisfy(Self.grantTypes.contains) else {
@@ -96,6 +123,31 @@ struct ClientMetadata: Codable, Sendable, Hashable {
         }
     }
 
+    /// A `jwks` a `private_key_jwt` client may register: a JWK Set
+    /// ([RFC 7517 §5](https://www.rfc-editor.org/rfc/rfc7517#section-5)) of 1 to
+    /// ``maximumKeys`` public keys that this server can verify assertions with (P-256, Ed25519,
+    /// RSA of 2048 bits or more), none with a private member.
+    static func checkKeys(_ jwks: JSONValue) throws(OAuth2Problem) {
+        func refuse(_ description: String) -> OAuth2Problem { OAuth2Problem(.invalidClientMetadata, description) }
+        guard let keys = jwks.objectValue?["keys"]?.arrayValue else {
+            throw refuse("jwks must be a JWK Set: an object with a keys array (RFC 7517 §5)")
+        }
+        guard (1...maximumKeys).contains(keys.count) else {
+            throw refuse("jwks must hold 1 to \(maximumKeys) keys")
+        }
+        for key in keys {
+            guard let members = key.objectValue else { throw refuse("every member of jwks.keys must be a JWK object") }
+            if let member = privateKeyMembers.sorted().first(where: { members[$0] != nil }) {
+                throw refuse("jwks holds a private key (its '\(member)' member): register the public key only")
+            }
+        }
+        guard let json = try? JSONEncoder().encode(jwks), let set = try? JOSE.KeySet(json: Array(json)),
+            set.keys.count == keys.count
+        else {
+            throw refuse("jwks holds a key this server cannot verify with (P-256, Ed25519, or RSA of 2048 bits or more)")
+        }
+    }
+
     /// A redirect URI a client may register: absolute, no fragment
     /// ([RFC 6749 §3.1.2](https://www.rfc-editor.org/rfc/rfc6749#section-3.1.2)), `https`, or
     /// `http` on a loopback address ([RFC 8252 §7.3](https://www.rfc-editor.org/rfc/rfc8252#section-7.3)).
@@ -127,6 +179,7 @@ struct ClientMetadata: Codable, Sendable, Hashable {
         ]
         if let clientName { members["client_name"] = .string(clientName) }
         if let scope { members["scope"] = .string(scope) }
+        if let jwks { members["jwks"] = jwks }
         return members
     }
 }
@@ -186,12 +239,13 @@ struct RegistrationRoutes: Sendable {
         }
         let metadata = try ClientMetadata(try await Self.members(request), scopes: scopes)
         let now = configuration.now()
-        let confidential = metadata.tokenEndpointAuthMethod != "none"
+        let confidential = ClientMetadata.secretMethods.contains(metadata.tokenEndpointAuthMethod)
         let client = SandboxConfiguration.OAuth2Client(
             id: await store.token(),
             secret: confidential ? await store.token() : nil,
             name: metadata.clientName,
             redirectURIs: metadata.redirectURIs,
+            jwks: metadata.jwks,
             tokenEndpointAuthMethod: metadata.tokenEndpointAuthMethod
         )
         let token = await store.token()
@@ -234,13 +288,15 @@ struct RegistrationRoutes: Sendable {
             }
         }
         let metadata = try ClientMetadata(members, scopes: scopes)
-        guard (metadata.tokenEndpointAuthMethod == "none") == (registration.client.secret == nil) else {
+        guard ClientMetadata.secretMethods.contains(metadata.tokenEndpointAuthMethod) == (registration.client.secret != nil)
+        else {
             throw OAuth2Problem(
                 .invalidClientMetadata,
-                "token_endpoint_auth_method cannot change between none and a secret: register a new client"
+                "token_endpoint_auth_method cannot change between a secret and none or private_key_jwt: register a new client"
             )
         }
         registration.metadata = metadata
+        registration.client.jwks = metadata.jwks
         registration.client.name = metadata.clientName
         registration.client.redirectURIs = metadata.redirectURIs
         registration.client.tokenEndpointAuthMethod = metadata.tokenEndpointAuthMethod
