@@ -162,7 +162,7 @@ struct AuthorizeOAuth2: AsyncParsableCommand {
 
     @Option(
         help:
-            "The client's private key (PEM: RSA, P-256 or Ed25519) for private-key-jwt; its path is kept with the profile."
+            "The client's private key (PEM: RSA, P-256 or Ed25519) for private-key-jwt; its path is kept with the profile. With --resource, a registration registers its public key (RFC 7591 jwks)."
     )
     var clientKey: String?
 
@@ -190,10 +190,18 @@ struct AuthorizeOAuth2: AsyncParsableCommand {
             guard resource.count == 1 else {
                 throw ValidationError("a sign-in from --resource alone takes one --resource, not \(resource.count)")
             }
-            if paste || par || oidc || clientAuth != nil || clientKey != nil {
+            if paste || par || oidc {
                 throw ValidationError(
-                    "--paste, --par, --oidc, --client-auth and --client-key go with --issuer; a sign-in from --resource alone uses the loopback listener"
+                    "--paste, --par and --oidc go with --issuer; a sign-in from --resource alone uses the loopback listener"
                 )
+            }
+            if let clientAuth, clientAuth != .privateKeyJWT || clientKey == nil {
+                throw ValidationError(
+                    "a sign-in from --resource alone takes --client-key PEMFILE for private-key-jwt (the method is then implied), no other --client-auth"
+                )
+            }
+            if clientKey != nil, clientSecret != nil {
+                throw ValidationError("--client-key and --client-secret are two ways to authenticate: choose one")
             }
             if clientSecret != nil, clientID == nil {
                 throw ValidationError("--client-secret is the secret of --client-id")
@@ -269,6 +277,7 @@ struct AuthorizeOAuth2: AsyncParsableCommand {
                 clientSecret: secret,
                 clientMetadataURL: clientMetadataURL,
                 initialAccessToken: initialAccessToken,
+                clientKey: clientKey,
                 resourceMetadataKey: resourceMetadataKey,
                 scope: scope == nil ? nil : scopes,
                 previous: previous,

@@ -24,6 +24,10 @@ struct ResourceSignInRun {
     var clientSecret: String?
     var clientMetadataURL: String?
     var initialAccessToken: String?
+    /// `--client-key`: the client authenticates with `private_key_jwt` (RFC 7523 §2.2); a
+    /// registration registers the key's public JWK (RFC 7591 §2 `jwks`), and the profile keeps
+    /// the key's path. `nil`: the key of the profile's kept `private_key_jwt` registration, if any.
+    var clientKey: String? = nil
     /// `--resource-metadata-key`: the resource's `signed_metadata` must verify with it (RFC 9728 §2.2).
     var resourceMetadataKey: String? = nil
     var scope: [String]?
@@ -59,7 +63,12 @@ struct ResourceSignInRun {
             throw Self.failure(error, profile: profile)
         }
         await nio?.shutdown()
-        try await saveOAuth2Profile(profile, signedIn.session)
+        var session = signedIn.session
+        if session.registration.authenticationMethod == .privateKeyJWT {
+            // The key's path, not the key, stays with the profile (read again for each refresh).
+            session.registration.keyReference = keyPath
+        }
+        try await saveOAuth2Profile(profile, session)
         let line = "Signed in; saved as profile '\(profile)'."
         if announceOnStdout { Terminal.writeLine(line) } else { Terminal.writeError(line + "\n") }
         if let replaced = previous?.registration, replaced.registrationClientURI != nil,
@@ -99,7 +108,18 @@ struct ResourceSignInRun {
         return .stored(previous.registration, issuer: issuer)
     }
 
+    /// The absolute path of the client's key: `--client-key`, else the one the profile's kept
+    /// `private_key_jwt` registration names.
+    var keyPath: String? {
+        if let clientKey { return URL(fileURLWithPath: clientKey).standardizedFileURL.path }
+        guard let registration = previous?.registration, registration.authenticationMethod == .privateKeyJWT else {
+            return nil
+        }
+        return registration.keyReference
+    }
+
     func signIn(transport: any HTTPTransport) async throws -> OAuth2.ResourceSignIn {
+        let key = try keyPath.map(loadClientKey(path:))
         Terminal.writeError("Looking for the authorization server of \(resource) (RFC 9728)…\n")
         // A key given means signed metadata is expected: a document without it is refused,
         // never read unsigned in its place.
@@ -131,8 +151,11 @@ struct ResourceSignInRun {
         if clientID == nil, let reusable = reusable(at: found.server.issuer) { identities.append(reusable) }
         if let clientID {
             let secret = clientSecret.map { Secret($0) }
-            let client = OAuth2.Client(id: clientID, authentication: secret.map { .clientSecretBasic($0) } ?? .none)
-            identities.append(.registered(client, issuer: found.server.issuer))
+            let authentication: OAuth2.ClientAuthentication =
+                if let key { try .privateKeyJWT(key, now: unixNow, random: .system) } else {
+                    secret.map { .clientSecretBasic($0) } ?? .none
+                }
+            identities.append(.registered(OAuth2.Client(id: clientID, authentication: authentication), issuer: found.server.issuer))
         } else {
             if let clientMetadataURL { identities.append(.metadataDocument(url: clientMetadataURL)) }
             identities.append(
@@ -152,7 +175,7 @@ struct ResourceSignInRun {
             )
         }
         do {
-            return try await signIn(found, identities: identities, transport: transport, prover: prover)
+            return try await signIn(found, identities: identities, transport: transport, prover: prover, key: key)
         } catch let error as LoopbackCallbackListener.ListenerError
             where error.code == .portUnavailable && identities.first.map(Self.isStored) == true
         {
@@ -162,7 +185,8 @@ struct ResourceSignInRun {
                 found,
                 identities: Array(identities.dropFirst()),
                 transport: transport,
-                prover: prover
+                prover: prover,
+                key: key
             )
         }
     }
@@ -176,7 +200,8 @@ struct ResourceSignInRun {
         _ found: OAuth2.ResourceDiscovery,
         identities: [OAuth2.ClientIdentity],
         transport: any HTTPTransport,
-        prover: OAuth2.DPoP.Prover?
+        prover: OAuth2.DPoP.Prover?,
+        key: JOSE.SigningKey?
     ) async throws -> OAuth2.ResourceSignIn {
         let issuer = found.server.issuer
         return try await OAuth2.ResourceSignIn.signIn(
@@ -187,6 +212,7 @@ struct ResourceSignInRun {
             scope: scope,
             stepUp: stepUp,
             dpop: prover,
+            clientKey: key,
             transport: transport,
             now: unixNow,
             onIdentified: { identification in
@@ -200,8 +226,9 @@ struct ResourceSignInRun {
                 case .metadataDocument:
                     Terminal.writeError("Identifying as the client ID metadata document's URL.\n")
                 case .dynamicallyRegistered(let registered):
+                    let keyed = registered.tokenEndpointAuthMethod == .privateKeyJWT ? ", private_key_jwt with the key's public JWK" : ""
                     Terminal.writeError(
-                        "Registered as client \(PeerText.printable(registered.clientID, limit: 200)) at \(issuer) (RFC 7591).\n"
+                        "Registered as client \(PeerText.printable(registered.clientID, limit: 200)) at \(issuer) (RFC 7591\(keyed)).\n"
                     )
                 }
             }
