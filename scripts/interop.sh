@@ -96,9 +96,10 @@ binary="$(swift build --show-bin-path)/remote-auth"
 # step NAME COMMAND...: runs one peer's script, shows its output and adds its closing
 # 'NAME: N passed, M failed' line to the total; a script that ends without one counts as a failure.
 step() {
-    local name="$1" status=0
+    local name="$1" status=0 started=$SECONDS
     shift
     "$@" 2>&1 | tee "$work/$name.log" || status=$?
+    echo "interop: $name took $((SECONDS - started)) s"
     local line
     line="$(grep -E "^$name: [0-9]+ passed, [0-9]+ failed\$" "$work/$name.log" | tail -n 1 || true)"
     if [ -z "$line" ]; then
