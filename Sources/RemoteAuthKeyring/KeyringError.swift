@@ -1,6 +1,7 @@
 public import RemoteAuth
 
-/// Why the Secret Service store could not read or write a session: a stable ``code``, the
+/// Why the Secret Service store (or, on Apple platforms, the Keychain store) could not read or
+/// write a session: a stable ``code``, the
 /// ``key`` (the profile) it concerns when there is one, and a ``reason`` in plain words that
 /// never holds a secret.
 public struct KeyringError: Error, Hashable, CustomStringConvertible {
