@@ -74,4 +74,24 @@ final class LogSink: Sendable {
             }
         }
     }
+
+    /// A JWKS URL with a key in its query (some providers hand out such URLs) is logged with the
+    /// value redacted, as the span shows it.
+    @Test func keySetURLsAreRedacted() async throws {
+        try await Sandbox.withSandbox { sandbox in
+            let sink = LogSink()
+            try await AsyncHTTPClientTransport.withTransport { transport in
+                let cache = try JOSE.KeySetCache(
+                    url: sandbox.baseURL + "/oauth2/jwks?api_key=jwks-query-secret",
+                    transport: transport,
+                    now: UnixTime.now,
+                    logger: sink.logger
+                )
+                #expect(try await !cache.keySet().keys.isEmpty)
+            }
+            #expect(sink.text.contains("key set fetched"), "\(sink.text)")
+            #expect(sink.text.contains("/oauth2/jwks?api_key=<redacted>"), "\(sink.text)")
+            #expect(!sink.text.contains("jwks-query-secret"))
+        }
+    }
 }

@@ -100,20 +100,22 @@ extension JOSE {
         private func fetch(reason: String) async throws -> KeySet {
             if let inFlight { return try await inFlight.value }
             let task = Task { [url, transport, configuration, logger] in
-                try await withSpan("RemoteAuth.JOSE.keySetFetch", ofKind: .client) { span in
-                    span.attributes["url.full"] = Redaction.redactedURL(url)
+                // A JWKS URL may carry a key in its query: logs and spans get it redacted.
+                let shown = Redaction.redactedURL(url)
+                return try await withSpan("RemoteAuth.JOSE.keySetFetch", ofKind: .client) { span in
+                    span.attributes["url.full"] = shown
                     span.attributes["remote_auth.reason"] = reason
                     do {
                         let set = try await Self.load(url: url, transport: transport, configuration: configuration)
                         span.attributes["remote_auth.keys"] = set.keys.count
                         logger.debug(
                             "key set fetched",
-                            metadata: ["url": "\(url)", "reason": "\(reason)", "keys": "\(set.keys.count)"]
+                            metadata: ["url": "\(shown)", "reason": "\(reason)", "keys": "\(set.keys.count)"]
                         )
                         return set
                     } catch {
                         span.setStatus(SpanStatus(code: .error, message: "\(type(of: error))"))
-                        logger.debug("key set fetch failed", metadata: ["url": "\(url)", "reason": "\(reason)"])
+                        logger.debug("key set fetch failed", metadata: ["url": "\(shown)", "reason": "\(reason)"])
                         throw error
                     }
                 }
