@@ -130,6 +130,9 @@ step authlib-provider python3 scripts/interop/authlib_provider.py "$binary"
 echo "interop: the MCP Python SDK's OAuth client against the sandbox, and remote-auth against the SDK's authorization and resource servers"
 step mcp-sign-in python3 scripts/interop/mcp_sign_in.py "$binary"
 
+echo "interop: the MCP Python SDK's private_key_jwt client registers its own key at the sandbox and authenticates with it"
+step mcp-private-key-jwt python3 scripts/interop/mcp_private_key_jwt.py "$binary"
+
 echo "interop: botocore's SigV4 signers and remote-auth sign sigv4 give the same Authorization values and presigned URLs"
 step sigv4-botocore python3 scripts/interop/sigv4_botocore.py "$binary" 300
 
