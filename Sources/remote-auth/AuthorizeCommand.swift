@@ -23,6 +23,8 @@ struct OAuth1ProviderOptions: ParsableArguments {
     @Option(help: "The client (consumer) key.")
     var consumerKey: String
 
+    @OptionGroup(title: "Profiles") var storeOptions: StoreOptions
+
     func validate() throws {
         try ProfileName.check(profile)
     }
@@ -63,15 +65,6 @@ struct OAuth1ProviderOptions: ParsableArguments {
     }
 }
 
-/// The token store at its default path, a file that cannot be used reported with its remedy.
-func openTokenStore() throws -> FileTokenStore {
-    do {
-        return try FileTokenStore()
-    } catch let error as FileStoreError {
-        throw CLIFailure(message(for: error))
-    }
-}
-
 /// What is wrong with a store file and the command that fixes it.
 func message(for error: FileStoreError) -> String {
     switch error.code {
@@ -103,14 +96,10 @@ enum ProfileName {
     }
 }
 
-/// Saves the session under the profile; returns the account name used.
-func saveProfile(_ profile: String, _ session: OAuth1.Session) async throws -> String {
+/// Saves the session as the only one under the profile; returns the account name used.
+func saveProfile(_ profile: String, _ session: OAuth1.Session, in store: ProfileStore) async throws -> String {
     let account = session.accessToken.screenName ?? session.accessToken.userID ?? "default"
-    let store = try openTokenStore()
-    for key in await store.keys() where key.service == profile {
-        try await store.removeSession(service: key.service, account: key.account)
-    }
-    try await store.save(session, service: profile, account: account)
+    try await store.replace(profile: profile, with: .oauth1(session), account: account)
     return account
 }
 
@@ -166,7 +155,8 @@ struct AuthorizeOAuth1: AsyncParsableCommand {
 
     func run() async throws {
         let client = try options.client()
-        _ = try openTokenStore()  // a file that cannot be used fails now, not after the sign-in
+        // A store that cannot be used fails now, not after the sign-in.
+        let store = try await options.storeOptions.open()
         let provider = options.provider(authorizeURL: authorizeURL)
         let pin = self.pin
         let noBrowser = self.noBrowser
@@ -206,7 +196,8 @@ struct AuthorizeOAuth1: AsyncParsableCommand {
             }
             let account = try await saveProfile(
                 profile,
-                OAuth1.Session(provider: provider, client: client, accessToken: access)
+                OAuth1.Session(provider: provider, client: client, accessToken: access),
+                in: store
             )
             Terminal.writeLine("Signed in as \(PeerText.printable(account)); saved as profile '\(profile)'.")
         } catch let failure as CLIFailure {
@@ -269,7 +260,8 @@ struct AuthorizeReverseAuth: AsyncParsableCommand {
 
     func run() async throws {
         let client = try options.client()
-        _ = try openTokenStore()  // a file that cannot be used fails now, not after the sign-in
+        // A store that cannot be used fails now, not after the sign-in.
+        let store = try await options.storeOptions.open()
         let provider = options.provider(authorizeURL: authorizeURL)
         let device = OAuth1.ClientCredentials(
             key: deviceConsumerKey,
@@ -300,93 +292,12 @@ struct AuthorizeReverseAuth: AsyncParsableCommand {
             }
             let account = try await saveProfile(
                 options.profile,
-                OAuth1.Session(provider: provider, client: client, accessToken: access)
+                OAuth1.Session(provider: provider, client: client, accessToken: access),
+                in: store
             )
             Terminal.writeLine("Signed in as \(PeerText.printable(account)) by reverse auth; saved as profile '\(options.profile)'.")
         } catch {
             throw CLIFailure("reverse auth failed: \(describe(error))", status: ExitStatus(for: error))
-        }
-    }
-}
-
-struct ProfilesCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "profiles",
-        abstract: "List, show or remove the profiles kept by 'remote-auth authorize', or print where they are kept.",
-        discussion: ExitStatus.help,
-        subcommands: [List.self, Show.self, Remove.self, Path.self]
-    )
-
-    struct Path: ParsableCommand {
-        static let configuration = CommandConfiguration(
-            abstract: "Print the file the profiles are kept in.",
-            discussion: ExitStatus.discussion(
-                """
-                $REMOTE_AUTH_HOME/tokens.json, else $XDG_CONFIG_HOME/remote-auth/tokens.json, else \
-                ~/.config/remote-auth/tokens.json; it may not exist yet. It holds secrets: mode 0600, \
-                and a file that others can read is refused.
-                """
-            )
-        )
-        func run() throws {
-            Terminal.writeLine(FileTokenStore.defaultPath())
-        }
-    }
-
-    struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            abstract: "One line per profile: NAME ACCOUNT CONSUMER-KEY.",
-            discussion: ExitStatus.help
-        )
-        func run() async throws {
-            let store = try openTokenStore()
-            for key in await store.keys() {
-                let stored = await store.session(service: key.service, account: key.account)
-                // Names made before names were restricted, and accounts (a provider's screen
-                // name), are escaped: one row per profile, whatever they hold.
-                let client = stored?.oauth1?.client.key ?? stored?.oauth2?.clientID ?? ""
-                Terminal.writeLine(
-                    "\(PeerText.printable(key.service)) \(PeerText.printable(key.account)) \(PeerText.printable(client))"
-                )
-            }
-        }
-    }
-
-    struct Show: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            abstract: "A profile's provider, client and token, secrets redacted.",
-            discussion: ExitStatus.help
-        )
-        @Argument(help: "The profile name.") var name: String
-        func run() async throws {
-            if let oauth2 = try await OAuth2Profile.load(name) {
-                for line in oauth2.shown { Terminal.writeLine(line) }
-                return
-            }
-            let store = try openTokenStore()
-            guard let key = await store.keys().first(where: { $0.service == name }),
-                let session = await store.session(service: key.service, account: key.account)?.oauth1
-            else { throw CLIFailure("unknown profile: '\(name)'") }
-            Terminal.writeLine("profile: \(name)")
-            Terminal.writeLine("account: \(key.account)")
-            Terminal.writeLine("request token URL: \(session.provider.requestTokenURL)")
-            Terminal.writeLine("authorize URL: \(session.provider.authorizeURL)")
-            Terminal.writeLine("access token URL: \(session.provider.accessTokenURL)")
-            Terminal.writeLine("client: \(session.client)")
-            Terminal.writeLine("token: \(session.accessToken.credentials)")
-            for field in session.accessToken.fields { Terminal.writeLine("\(field.name): \(field.value)") }
-        }
-    }
-
-    struct Remove: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Forget a profile.", discussion: ExitStatus.help)
-        @Argument(help: "The profile name.") var name: String
-        func run() async throws {
-            let store = try openTokenStore()
-            let keys = await store.keys().filter { $0.service == name }
-            guard !keys.isEmpty else { throw CLIFailure("unknown profile: '\(name)'") }
-            for key in keys { try await store.removeSession(service: key.service, account: key.account) }
-            Terminal.writeLine("Removed profile '\(name)'.")
         }
     }
 }

@@ -171,6 +171,9 @@ struct AuthorizeOAuth2: AsyncParsableCommand {
 
     /// `request`'s TLS options: `--cacert`, `--pin`, `-k`, and `--cert`/`--key` for the
     /// client certificate (RFC 8705), whose paths are kept with the profile.
+    @OptionGroup(title: "Profiles")
+    var storeOptions: StoreOptions
+
     @OptionGroup(title: "TLS")
     var tlsOptions: TLSOptions
 
@@ -268,9 +271,11 @@ struct AuthorizeOAuth2: AsyncParsableCommand {
                 option: "--initial-access-token"
             )
             // A profile signed in before keeps its registration for the same issuer (RFC 7591).
-            let previous = (try? await OAuth2Profile.load(profile)).flatMap { $0?.session }
+            let store = try await storeOptions.open()
+            let previous = (try? await OAuth2Profile.load(profile, from: store)).flatMap { $0?.session }
             try await ResourceSignInRun(
                 profile: profile,
+                store: store,
                 resource: resource[0],
                 match: .exact,
                 clientID: clientID,
@@ -297,7 +302,7 @@ struct AuthorizeOAuth2: AsyncParsableCommand {
             )
         }
         let client = try makeClient(secret: secret, issuer: issuer)
-        _ = try openTokenStore()  // a file that cannot be used fails now, not after the sign-in
+        let store = try await storeOptions.open()  // a store that cannot be used fails now, not after the sign-in
         let command = self
         let prover = try dpopProver()
         // With --cacert, --pin, --cert or -k, the NIO transport (the server checked inside the
@@ -350,7 +355,7 @@ struct AuthorizeOAuth2: AsyncParsableCommand {
             }
             await nio?.shutdown()
             command.reportDPoP(session, prover: prover)
-            try await saveOAuth2Profile(profile, session)
+            try await saveOAuth2Profile(profile, session, in: store)
             Terminal.writeLine("Signed in; saved as profile '\(profile)'.")
         } catch let failure as CLIFailure {
             throw failure

@@ -37,6 +37,9 @@ struct LogoutCommand: AsyncParsableCommand {
     @Option(help: "The OAuth 2 profile signed in with 'authorize oauth2 --oidc'.")
     var profile: String
 
+    @OptionGroup(title: "Profiles")
+    var storeOptions: StoreOptions
+
     @Option(
         help:
             "A post_logout_redirect_uri registered for the client, http://127.0.0.1:PORT/PATH: the browser comes back there and its state is checked."
@@ -70,7 +73,7 @@ struct LogoutCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let profile = try await OAuth2Profile.require(self.profile)
+        let profile = try await OAuth2Profile.require(self.profile, from: try await storeOptions.open())
         let session = profile.session
         guard session.openIDProvider?.endSessionEndpoint != nil, session.tokens.idToken != nil else {
             throw CLIFailure(

@@ -11,23 +11,22 @@ struct OAuth2Profile: Sendable {
     let name: String
     let key: TokenStoreKey
     let session: OAuth2.Session
-    let store: FileTokenStore
+    let store: ProfileStore
 
     /// The OAuth 2 session under `name`; `nil` when the profile holds another kind of sign-in.
     ///
     /// - Throws: ``CLIFailure`` for an unknown profile.
-    static func load(_ name: String) async throws -> OAuth2Profile? {
-        let store = try openTokenStore()
-        guard let key = await store.keys().first(where: { $0.service == name }),
-            let stored = await store.session(service: key.service, account: key.account)
+    static func load(_ name: String, from store: ProfileStore) async throws -> OAuth2Profile? {
+        guard let key = try await store.keys().first(where: { $0.service == name }),
+            let stored = try await store.session(service: key.service, account: key.account)
         else { throw CLIFailure("unknown profile: '\(name)' (see 'remote-auth profiles list')") }
         guard let session = stored.oauth2 else { return nil }
         return OAuth2Profile(name: name, key: key, session: session, store: store)
     }
 
-    /// Like ``load(_:)``, but a profile of another kind is a usage error.
-    static func require(_ name: String) async throws -> OAuth2Profile {
-        guard let profile = try await load(name) else {
+    /// Like ``load(_:from:)``, but a profile of another kind is a usage error.
+    static func require(_ name: String, from store: ProfileStore) async throws -> OAuth2Profile {
+        guard let profile = try await load(name, from: store) else {
             throw CLIFailure("profile '\(name)' is not an OAuth 2 sign-in (see 'remote-auth authorize oauth2')")
         }
         return profile
@@ -134,8 +133,11 @@ struct TokenCommand: AsyncParsableCommand {
     @OptionGroup(title: "TLS")
     var tlsOptions: TLSOptions
 
+    @OptionGroup(title: "Profiles")
+    var storeOptions: StoreOptions
+
     func run() async throws {
-        let profile = try await OAuth2Profile.require(self.profile)
+        let profile = try await OAuth2Profile.require(self.profile, from: try await storeOptions.open())
         do {
             // The profile's client certificate, if it has one (RFC 8705: refreshes present it).
             let nio = try tlsOptions.presenting(profile.session.clientCertificate).transport()
@@ -171,8 +173,11 @@ struct RevokeCommand: AsyncParsableCommand {
     @OptionGroup(title: "TLS")
     var tlsOptions: TLSOptions
 
+    @OptionGroup(title: "Profiles")
+    var storeOptions: StoreOptions
+
     func run() async throws {
-        let profile = try await OAuth2Profile.require(self.profile)
+        let profile = try await OAuth2Profile.require(self.profile, from: try await storeOptions.open())
         guard profile.session.revocationEndpoint != nil else {
             throw CLIFailure(
                 "profile '\(profile.name)' has no revocation endpoint: nothing was revoked; 'remote-auth profiles remove \(profile.name)' forgets it"

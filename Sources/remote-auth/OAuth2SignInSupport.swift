@@ -8,12 +8,8 @@ import RemoteAuthLoopback
 // --resource alone) and `request --sign-in`.
 
 /// Keeps `session` as the only one under `profile`.
-func saveOAuth2Profile(_ profile: String, _ session: OAuth2.Session) async throws {
-    let store = try openTokenStore()
-    for key in await store.keys() where key.service == profile {
-        try await store.removeSession(service: key.service, account: key.account)
-    }
-    try await store.save(session, service: profile, account: session.clientID)
+func saveOAuth2Profile(_ profile: String, _ session: OAuth2.Session, in store: ProfileStore) async throws {
+    try await store.replace(profile: profile, with: .oauth2(session), account: session.clientID)
 }
 
 /// An OAuth 2 failure for the user: the server's `error` and `error_description`, never a

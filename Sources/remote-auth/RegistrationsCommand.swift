@@ -16,11 +16,10 @@ struct RegistrationsCommand: AsyncParsableCommand {
     )
 
     /// The profiles whose client was registered with RFC 7592 management, in the store's order.
-    static func registered() async throws -> [OAuth2Profile] {
-        let store = try openTokenStore()
+    static func registered(in store: ProfileStore) async throws -> [OAuth2Profile] {
         var found: [OAuth2Profile] = []
-        for key in await store.keys() {
-            guard let profile = try await OAuth2Profile.load(key.service),
+        for key in try await store.keys() {
+            guard let profile = try await OAuth2Profile.load(key.service, from: store),
                 profile.session.registration.registrationClientURI != nil
             else { continue }
             found.append(profile)
@@ -52,8 +51,8 @@ struct RegistrationsCommand: AsyncParsableCommand {
     }
 
     /// The profile `name`, which must hold a managed registration.
-    static func require(_ name: String) async throws -> OAuth2Profile {
-        let profile = try await OAuth2Profile.require(name)
+    static func require(_ name: String, from store: ProfileStore) async throws -> OAuth2Profile {
+        let profile = try await OAuth2Profile.require(name, from: store)
         guard profile.session.registration.registrationClientURI != nil else {
             throw CLIFailure(
                 "profile '\(name)' holds no dynamic registration: its client '\(profile.session.clientID)' was registered by hand (see 'remote-auth registrations list')"
@@ -67,8 +66,9 @@ struct RegistrationsCommand: AsyncParsableCommand {
             abstract: "One line per profile with a dynamic registration: PROFILE CLIENT-ID ISSUER.",
             discussion: ExitStatus.help
         )
+        @OptionGroup(title: "Profiles") var storeOptions: StoreOptions
         func run() async throws {
-            for profile in try await RegistrationsCommand.registered() {
+            for profile in try await RegistrationsCommand.registered(in: try await storeOptions.open()) {
                 Terminal.writeLine(
                     "\(PeerText.printable(profile.name)) \(PeerText.printable(profile.session.clientID)) \(profile.session.server.issuer ?? "-")"
                 )
@@ -83,9 +83,10 @@ struct RegistrationsCommand: AsyncParsableCommand {
         )
         @Argument(help: "The profile name.") var name: String
         @OptionGroup(title: "TLS") var tlsOptions: TLSOptions
+        @OptionGroup(title: "Profiles") var storeOptions: StoreOptions
 
         func run() async throws {
-            let profile = try await RegistrationsCommand.require(name)
+            let profile = try await RegistrationsCommand.require(name, from: try await storeOptions.open())
             let registration = profile.session.registration
             let registered = try await RegistrationsCommand.atServer(
                 tlsOptions,
@@ -127,9 +128,10 @@ struct RegistrationsCommand: AsyncParsableCommand {
         )
         @Argument(help: "The profile name.") var name: String
         @OptionGroup(title: "TLS") var tlsOptions: TLSOptions
+        @OptionGroup(title: "Profiles") var storeOptions: StoreOptions
 
         func run() async throws {
-            let profile = try await RegistrationsCommand.require(name)
+            let profile = try await RegistrationsCommand.require(name, from: try await storeOptions.open())
             let registration = profile.session.registration
             try await RegistrationsCommand.atServer(
                 tlsOptions,

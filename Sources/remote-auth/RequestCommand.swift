@@ -235,6 +235,7 @@ struct RequestCommand: AsyncParsableCommand {
     @OptionGroup(title: "HTTP Message Signatures (RFC 9421)")
     var httpSignature: HTTPSignatureOptions
 
+    @OptionGroup(title: "Profiles") var storeOptions: StoreOptions
     @OptionGroup(title: "Signing in from the URL (RFC 9728, RFC 7591)")
     var signInOptions: RequestSignInOptions
 
@@ -243,20 +244,21 @@ struct RequestCommand: AsyncParsableCommand {
 
     func run() async throws {
         do {
-            try await signInFirstIfAsked()
+            let store = profile == nil ? nil : try await storeOptions.open()
+            try await signInFirstIfAsked(store: store)
             do {
-                try await send()
+                try await send(store: store)
             } catch let needed as StepUpNeeded {
                 // One step-up per request (RFC 6750 §3.1, RFC 9470): the second refusal is printed.
-                try await stepUp(needed)
-                try await send(steppedUp: true)
+                try await stepUp(needed, store: store)
+                try await send(store: store, steppedUp: true)
             }
         } catch let failure as CLIFailure where silent && !showError {
             throw CLIFailure("", status: failure.status)
         }
     }
 
-    func send(steppedUp: Bool = false) async throws {
+    func send(store profiles: ProfileStore?, steppedUp: Bool = false) async throws {
         guard (0...1000).contains(maxRedirs) else {
             throw CLIFailure("--max-redirs must be between 0 and 1000, not \(maxRedirs)")
         }
@@ -329,7 +331,7 @@ struct RequestCommand: AsyncParsableCommand {
         }
         var session: OAuth1.Session? = nil
         var loadedOAuth2: OAuth2Profile? = nil
-        if let profile { loadedOAuth2 = try await OAuth2Profile.load(profile) }
+        if let profile, let profiles { loadedOAuth2 = try await OAuth2Profile.load(profile, from: profiles) }
         if let oauth2Profile = loadedOAuth2 {
             if self.placement != nil {
                 throw CLIFailure(
@@ -340,10 +342,9 @@ struct RequestCommand: AsyncParsableCommand {
         } else if expirySkew != nil {
             throw CLIFailure("--expiry-skew needs an OAuth 2 --profile")
         }
-        if loadedOAuth2 == nil, let profile {
-            let store = try openTokenStore()
-            guard let key = await store.keys().first(where: { $0.service == profile }),
-                let found = await store.session(service: key.service, account: key.account)?.oauth1
+        if loadedOAuth2 == nil, let profile, let profiles {
+            guard let key = try await profiles.keys().first(where: { $0.service == profile }),
+                let found = try await profiles.session(service: key.service, account: key.account)?.oauth1
             else { throw CLIFailure("unknown profile: '\(profile)' (see 'remote-auth profiles list')") }
             let providerOrigin = try AuthScope(url: found.provider.requestTokenURL).origin
             guard providerOrigin == origin.origin else {

@@ -14,6 +14,8 @@ import RemoteAuthNIO
 /// (RFC 8707) through the loopback listener, and the profile saved. Each step is said on stderr.
 struct ResourceSignInRun {
     var profile: String
+    /// Where the profile is saved.
+    var store: ProfileStore
     /// The resource identifier (`authorize`), or a URL under it (`request`, with ``match`` `.pathPrefix`).
     var resource: String
     var match: OAuth2.ProtectedResourceMetadata.ResourceMatch
@@ -49,7 +51,6 @@ struct ResourceSignInRun {
 
     /// Signs in and saves the profile; nothing is saved when any step fails.
     func run() async throws {
-        _ = try openTokenStore()  // a file that cannot be used fails now, not after the sign-in
         let nio = try tls.transport()
         let run = self
         let signedIn: OAuth2.ResourceSignIn
@@ -68,7 +69,7 @@ struct ResourceSignInRun {
             // The key's path, not the key, stays with the profile (read again for each refresh).
             session.registration.keyReference = keyPath
         }
-        try await saveOAuth2Profile(profile, session)
+        try await saveOAuth2Profile(profile, session, in: store)
         let line = "Signed in; saved as profile '\(profile)'."
         if announceOnStdout { Terminal.writeLine(line) } else { Terminal.writeError(line + "\n") }
         if let replaced = previous?.registration, replaced.registrationClientURI != nil,
@@ -331,6 +332,7 @@ extension RequestCommand {
     /// connect timeout; "Signed in" on stderr (stdout is the response body).
     func signInRun(
         profile: String,
+        store: ProfileStore,
         resource: String,
         match: OAuth2.ProtectedResourceMetadata.ResourceMatch,
         clientID: String?,
@@ -340,6 +342,7 @@ extension RequestCommand {
     ) throws -> ResourceSignInRun {
         ResourceSignInRun(
             profile: profile,
+            store: store,
             resource: resource,
             match: match,
             probe: HTTPRequest.Method(method ?? (dataPieces().isEmpty && json.isEmpty ? "GET" : "POST")) ?? .get,
@@ -381,11 +384,12 @@ extension RequestCommand {
     /// Signs in again for the profile's resource with what `needed` asks (the union of the
     /// scopes, RFC 9470's `acr_values` and `max_age`) and replaces the profile; the previous
     /// registration is reused, or deleted at the server when a new one replaces it (RFC 7592).
-    func stepUp(_ needed: StepUpNeeded) async throws {
-        guard let profile, let resource = Self.stepUpResource(needed.previous) else { return }
+    func stepUp(_ needed: StepUpNeeded, store: ProfileStore?) async throws {
+        guard let profile, let store, let resource = Self.stepUpResource(needed.previous) else { return }
         Terminal.writeError("remote-auth: \(needed.stepUp): signing in again for \(resource).\n")
         try await signInRun(
             profile: profile,
+            store: store,
             resource: resource,
             match: .exact,
             clientID: nil,
@@ -397,10 +401,10 @@ extension RequestCommand {
 
     /// With `--sign-in` (or on a terminal) and a `--profile` that does not exist yet: the
     /// sign-in from the URL, then the request with the new profile.
-    func signInFirstIfAsked() async throws {
+    func signInFirstIfAsked(store: ProfileStore?) async throws {
         let asked = signInOptions.signIn
         let interactive = isatty(STDIN_FILENO) == 1 && isatty(STDERR_FILENO) == 1
-        guard asked || interactive, let profile else {
+        guard asked || interactive, let profile, let store else {
             if asked { throw CLIFailure("--sign-in needs --profile NAME: the profile the sign-in is saved under") }
             return
         }
@@ -408,11 +412,11 @@ extension RequestCommand {
             throw CLIFailure("--timeout must be a whole number of seconds, at least 1, not \(signInOptions.timeout)")
         }
         try ProfileName.check(profile)
-        let store = try openTokenStore()
-        guard await !store.keys().contains(where: { $0.service == profile }) else { return }
+        guard try await !store.keys().contains(where: { $0.service == profile }) else { return }
         if !asked { Terminal.writeError("There is no profile '\(profile)' yet: signing in from \(url).\n") }
         let run = try signInRun(
             profile: profile,
+            store: store,
             resource: url,
             match: .pathPrefix,
             clientID: signInOptions.clientID,

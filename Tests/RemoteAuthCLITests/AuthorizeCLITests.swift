@@ -37,7 +37,7 @@ import Testing
             "--request-token-url", base + "/oauth/request_token", "--authorize-url", base + "/oauth/authorize",
             "--access-token-url", base + "/oauth/access_token", "--no-browser", "--timeout", "30",
         ]
-        authorize.environment = ProcessInfo.processInfo.environment.merging(
+        authorize.environment = CLI.environment.merging(
             ["REMOTE_AUTH_HOME": home, "REMOTE_AUTH_CONSUMER_SECRET": "demo-consumer-secret"]) { $1 }
         authorize.standardOutput = handle
         authorize.standardError = handle
@@ -139,7 +139,7 @@ import Testing
         )
 
         let list = try await CLI.run(["profiles", "list"], environment: environment)
-        #expect(list.stdout == "sandbox alice demo-consumer\n")
+        #expect(list.stdout == "sandbox alice demo-consumer file\n")
         let show = try await CLI.run(["profiles", "show", "sandbox"], environment: environment)
         #expect(show.stdout.contains("client: ClientCredentials(key: demo-consumer, secret: <redacted>)"))
         #expect(!show.stdout.contains("demo-consumer-secret"))

@@ -11,6 +11,10 @@ struct CLIResult {
 enum CLI {
     struct Missing: Error, CustomStringConvertible { let description: String }
 
+    /// The environment the tool runs in: this one, profiles in the file (`REMOTE_AUTH_STORE=file`)
+    /// unless a test says otherwise, so that no test depends on a desktop keyring of the machine.
+    static let environment = ProcessInfo.processInfo.environment.merging(["REMOTE_AUTH_STORE": "file"]) { $1 }
+
     /// The `remote-auth` binary beside the test bundle (`.build/<triple>/debug/`).
     static func binary() throws -> URL {
         var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
@@ -68,7 +72,7 @@ enum CLI {
         init(_ arguments: [String], environment: [String: String], stdin: String?) throws {
             process.executableURL = try binary()
             process.arguments = arguments
-            var env = ProcessInfo.processInfo.environment
+            var env = CLI.environment
             for (key, value) in environment { env[key] = value }
             process.environment = env
             // Files rather than pipes: reading a pipe from Foundation on Linux can die on EINTR

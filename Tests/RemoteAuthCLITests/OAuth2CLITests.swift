@@ -24,7 +24,7 @@ final class BackgroundCLI {
         handles = [try FileHandle(forWritingTo: stdout), try FileHandle(forWritingTo: stderr)]
         process.executableURL = try CLI.binary()
         process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.environment = CLI.environment.merging(environment) { $1 }
         process.standardOutput = handles[0]
         process.standardError = handles[1]
         process.standardInput = input
@@ -154,7 +154,7 @@ func httpGetLocation(_ url: String) async throws -> String {
         )
 
         let list = try await CLI.run(["profiles", "list"], environment: environment)
-        #expect(list.stdout == "o2 demo-app demo-app\n")
+        #expect(list.stdout == "o2 demo-app demo-app file\n")
         let show = try await CLI.run(["profiles", "show", "o2"], environment: environment)
         #expect(show.status == 0)
         #expect(!show.stdout.contains(accessToken))
