@@ -59,8 +59,9 @@ struct ProfilesCommand: AsyncParsableCommand {
         func run() async throws {
             let store = try await storeOptions.open()
             if let oauth2 = try await OAuth2Profile.load(name, from: store) {
-                for line in oauth2.shown { Terminal.writeLine(line) }
-                try await Self.showPlace(oauth2.key, store)
+                var lines = oauth2.shown
+                lines.insert(try await Self.place(oauth2.key, store), at: 2)
+                for line in lines { Terminal.writeLine(line) }
                 return
             }
             guard let key = try await store.keys().first(where: { $0.service == name }),
@@ -68,18 +69,19 @@ struct ProfilesCommand: AsyncParsableCommand {
             else { throw CLIFailure("unknown profile: '\(name)'") }
             Terminal.writeLine("profile: \(name)")
             Terminal.writeLine("account: \(key.account)")
+            Terminal.writeLine(try await Self.place(key, store))
             Terminal.writeLine("request token URL: \(session.provider.requestTokenURL)")
             Terminal.writeLine("authorize URL: \(session.provider.authorizeURL)")
             Terminal.writeLine("access token URL: \(session.provider.accessTokenURL)")
             Terminal.writeLine("client: \(session.client)")
             Terminal.writeLine("token: \(session.accessToken.credentials)")
             for field in session.accessToken.fields { Terminal.writeLine("\(field.name): \(field.value)") }
-            try await Self.showPlace(key, store)
         }
 
-        static func showPlace(_ key: TokenStoreKey, _ store: ProfileStore) async throws {
+        /// `store: keyring`, `store: file` or `store: keyring+file` (the keyring's copy is used).
+        static func place(_ key: TokenStoreKey, _ store: ProfileStore) async throws -> String {
             let places = try await store.places(service: key.service, account: key.account)
-            Terminal.writeLine("store: \(places.map(\.rawValue).joined(separator: "+"))")
+            return "store: \(places.map(\.rawValue).joined(separator: "+"))"
         }
     }
 

@@ -160,8 +160,8 @@ func httpGetLocation(_ url: String) async throws -> String {
         #expect(!show.stdout.contains(accessToken))
         let lines = show.stdout.split(separator: "\n").map(String.init)
         #expect(
-            Array(lines.prefix(12)) == [
-                "profile: o2", "account: demo-app", "type: OAuth 2", "issuer: \(base)",
+            Array(lines.prefix(13)) == [
+                "profile: o2", "account: demo-app", "store: file", "type: OAuth 2", "issuer: \(base)",
                 "token endpoint: \(base)/oauth2/token", "revocation endpoint: \(base)/oauth2/revoke",
                 "introspection endpoint: \(base)/oauth2/introspect",
                 // Every endpoint the discovered metadata named is kept with the profile.
