@@ -309,6 +309,8 @@ let package = Package(
                 "remote-auth",
                 "RemoteAuth",
                 "RemoteAuthFileStore",
+                // KeyringCLITests: the tool's profiles in a real keyring (scripts/interop/keyring.sh).
+                "RemoteAuthKeyring",
                 "RemoteAuthSandbox",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

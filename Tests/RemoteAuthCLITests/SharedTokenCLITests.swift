@@ -46,11 +46,23 @@ import Glibc
     @Test func fourProcessesOfFiftyRequestsRefreshOncePerExpiry() async throws {
         let home = OAuth2CLITests.home()
         defer { try? FileManager.default.removeItem(atPath: home) }
+        try await Self.fourProcessesOfFiftyRequests(profile: "shared", environment: ["REMOTE_AUTH_HOME": home])
+    }
+
+    /// The test above with `environment` (the file store, or the keyring: `KeyringCLITests`):
+    /// signs in as `profile`, then the rounds; `checkStore` runs after the sign-in; `store`
+    /// names the store in the line printed.
+    static func fourProcessesOfFiftyRequests(
+        profile: String,
+        environment: [String: String],
+        store: String = "file",
+        checkStore: () async throws -> Void = {}
+    ) async throws {
         let ttl = 3.0
         let sandbox = try SandboxProcess(["--auto-approve", "--access-token-ttl", String(Int(ttl))])
         let base = try await sandbox.baseURL()
-        let environment = ["REMOTE_AUTH_HOME": home]
-        try await Self.signIn(profile: "shared", base: base, environment: environment)
+        try await Self.signIn(profile: profile, base: base, environment: environment)
+        try await checkStore()
         let tokenLine = "POST /oauth2/token 200"
         let resourceLine = "GET /1.1/account/verify_credentials.json 200"
         let signInTokens = try Self.log(sandbox).filter { $0 == tokenLine }.count
@@ -69,7 +81,7 @@ import Glibc
                     group.addTask {
                         try await CLI.run(
                             [
-                                "request", "--profile", "shared", "--expiry-skew", "0", "--parallel", "50",
+                                "request", "--profile", profile, "--expiry-skew", "0", "--parallel", "50",
                                 base + "/1.1/account/verify_credentials.json",
                             ],
                             environment: environment
@@ -99,7 +111,7 @@ import Glibc
         #expect(refreshes >= rounds && refreshes <= seconds.count, "\(refreshes) refreshes, \(seconds.count) seconds")
         let retried = log.filter { $0.hasPrefix("GET /1.1/account/verify_credentials.json 401") }.count
         print(
-            "shared-token: \(rounds) rounds of 4 processes x 50 requests: \(refreshes) refreshes for \(seconds.count) second boundaries, \(retried) requests retried after invalid_token, rounds took \(durations.map { String(format: "%.2f s", $0) }.joined(separator: ", "))"
+            "shared-token (\(store) store): \(rounds) rounds of 4 processes x 50 requests: \(refreshes) refreshes for \(seconds.count) second boundaries, \(retried) requests retried after invalid_token, rounds took \(durations.map { String(format: "%.2f s", $0) }.joined(separator: ", "))"
         )
     }
 
