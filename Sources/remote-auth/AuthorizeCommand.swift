@@ -128,7 +128,8 @@ struct AuthorizeOAuth1: AsyncParsableCommand {
             Without --pin, a listener on 127.0.0.1 with a free port is the callback (RFC 8252 §7.3); the \
             authorize URL opens in the browser (xdg-open or open), or is printed with --no-browser. With \
             --pin, the callback is oob and the PIN is read from standard input. The token is kept in \
-            $REMOTE_AUTH_HOME/tokens.json (else $XDG_CONFIG_HOME/remote-auth/tokens.json), mode 0600.
+            the desktop keyring when one answers, else in $REMOTE_AUTH_HOME/tokens.json (else \
+            $XDG_CONFIG_HOME/remote-auth/tokens.json), mode 0600 (--store).
             """
         )
     )

@@ -34,7 +34,8 @@ struct AuthorizeOAuth2: AsyncParsableCommand {
             the browser sees only client_id and request_uri. --oidc adds OpenID Connect (a nonce, the ID token \
             validated, UserInfo); --dpop binds the tokens to a key (RFC 9449); --client-auth picks how a \
             confidential client authenticates. The token is sent to the --resource origins, else to the \
-            issuer's origin. The tokens are kept in $REMOTE_AUTH_HOME/tokens.json, mode 0600.
+            issuer's origin. The tokens are kept in the desktop keyring when one answers, else in \
+            $REMOTE_AUTH_HOME/tokens.json, mode 0600 (--store).
             """
         )
     )

@@ -68,7 +68,9 @@ actor ProfileStore: CoordinatedTokenStore {
             named = choice
         } else if let variable = environment["REMOTE_AUTH_STORE"], !variable.isEmpty {
             guard let kind = StoreKind(rawValue: variable) else {
-                throw CLIFailure("REMOTE_AUTH_STORE must be 'keyring' or 'file', not '\(PeerText.printable(variable, limit: 40))'")
+                throw CLIFailure(
+                    "REMOTE_AUTH_STORE must be 'keyring' or 'file', not '\(PeerText.printable(variable, limit: 40))'"
+                )
             }
             named = kind
         } else {
@@ -95,7 +97,8 @@ actor ProfileStore: CoordinatedTokenStore {
 
     /// The keyring store: the collection `REMOTE_AUTH_KEYRING_COLLECTION` names by its object
     /// path, else the one the `default` alias names (the login keyring).
-    static func keyringStore(environment: [String: String], timeout: Duration = .seconds(5)) -> SecretServiceTokenStore {
+    static func keyringStore(environment: [String: String], timeout: Duration = .seconds(5)) -> SecretServiceTokenStore
+    {
         let collection: SecretServiceTokenStore.Collection =
             environment["REMOTE_AUTH_KEYRING_COLLECTION"].flatMap { $0.isEmpty ? nil : .path($0) } ?? .alias("default")
         return SecretServiceTokenStore(collection: collection, environment: environment, timeout: timeout)
@@ -206,7 +209,10 @@ actor ProfileStore: CoordinatedTokenStore {
             return try await file.withExclusiveAccess(service: service, account: account, body)
         }
         let primary = self.primary
-        let (result, change): (Result, StoredSession??) = try await keyring.withExclusiveAccess(service: service, account: account) {
+        let (result, change): (Result, StoredSession??) = try await keyring.withExclusiveAccess(
+            service: service,
+            account: account
+        ) {
             inKeyring in
             let seen = inKeyring
             // What the keyring's item becomes (`nil`: not this key's place), and the file's.

@@ -39,8 +39,12 @@ struct KeyringCLITests {
 
     /// Runs libsecret's secret-tool (`REMOTE_AUTH_SECRET_TOOL`), `input` on its stdin; its
     /// stdout and stderr (where `search` prints the attributes) together.
-    static func secretTool(_ arguments: [String], input: String? = nil) async throws -> (status: Int32, output: String) {
-        let tool = try #require(ProcessInfo.processInfo.environment["REMOTE_AUTH_SECRET_TOOL"], "REMOTE_AUTH_SECRET_TOOL is not set")
+    static func secretTool(_ arguments: [String], input: String? = nil) async throws -> (status: Int32, output: String)
+    {
+        let tool = try #require(
+            ProcessInfo.processInfo.environment["REMOTE_AUTH_SECRET_TOOL"],
+            "REMOTE_AUTH_SECRET_TOOL is not set"
+        )
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("secret-tool-\(UUID())")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
@@ -122,10 +126,11 @@ struct KeyringCLITests {
         #expect(
             attributes == [
                 "attribute.account = demo-app", "attribute.application = remote-auth", "attribute.service = \(old)",
-            ] || attributes == [
-                "attribute.account = demo-app", "attribute.application = remote-auth", "attribute.service = \(old)",
-                "attribute.xdg:schema = org.remoteauth.Session",
-            ],
+            ]
+                || attributes == [
+                    "attribute.account = demo-app", "attribute.application = remote-auth", "attribute.service = \(old)",
+                    "attribute.xdg:schema = org.remoteauth.Session",
+                ],
             "\(attributes)"
         )
         #expect(lines.contains("schema = org.remoteauth.Session") || attributes.count == 4, "\(lines)")
@@ -182,7 +187,10 @@ struct KeyringCLITests {
         let (foreign, broken) = (setup.prefix + "-foreign", setup.prefix + "-broken")
         try await setup.file.save(Self.session("file-SECRET-3"), service: foreign, account: "demo-app")
         let stored = try await Self.secretTool(
-            ["store", "--label", "someone else", "application", "remote-auth", "service", foreign, "account", "demo-app"],
+            [
+                "store", "--label", "someone else", "application", "remote-auth", "service", foreign, "account",
+                "demo-app",
+            ],
             input: "not-ours"
         )
         #expect(stored.status == 0, "\(stored.output)")
@@ -209,7 +217,10 @@ struct KeyringCLITests {
         #expect(written.status == 0, "\(written.output)")
         let toFile = try await setup.run(["profiles", "migrate", "--to", "file", broken])
         #expect(toFile.status == 1)
-        #expect(toFile.stderr.contains("remote-auth: profile '\(broken)' was not moved: the keyring item "), "\(toFile.stderr)")
+        #expect(
+            toFile.stderr.contains("remote-auth: profile '\(broken)' was not moved: the keyring item "),
+            "\(toFile.stderr)"
+        )
         #expect(toFile.stderr.contains("does not hold a session remote-auth can read"), "\(toFile.stderr)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: setup.home + "/tokens.json")) == before)
         let brokenLookup = ["lookup", "application", "remote-auth", "service", broken, "account", "demo-app"]

@@ -101,7 +101,10 @@ import Glibc
             ["profiles", "show", "old"],
             environment: ["REMOTE_AUTH_HOME": home, "DBUS_SESSION_BUS_ADDRESS": bus.address]
         )
-        #expect(show.stdout.hasPrefix("profile: old\naccount: demo-app\nstore: file\ntype: OAuth 2\n"), "\(show.stdout)")
+        #expect(
+            show.stdout.hasPrefix("profile: old\naccount: demo-app\nstore: file\ntype: OAuth 2\n"),
+            "\(show.stdout)"
+        )
         #expect(!show.stdout.contains("SECRET"))
         #expect(bus.connections() == 0)
     }
@@ -140,7 +143,11 @@ import Glibc
         #expect(noBus.status == 0)
         #expect(noBus.stdout == "old demo-app demo-app file\n")
         #expect(noBus.stderr.hasPrefix("remote-auth: no Secret Service: "), "\(noBus.stderr)")
-        #expect(noBus.stderr.hasSuffix(": keeping profiles in \(home)/tokens.json (REMOTE_AUTH_STORE=file or --store file chooses the file without asking)\n"))
+        #expect(
+            noBus.stderr.hasSuffix(
+                ": keeping profiles in \(home)/tokens.json (REMOTE_AUTH_STORE=file or --store file chooses the file without asking)\n"
+            )
+        )
         #expect(noBus.stderr.filter { $0 == "\n" }.count == 1)
         // A bus that takes the connection and never answers: the probe's deadline, then the file.
         let bus = try SilentBus()
