@@ -6,7 +6,9 @@
 # has "Keyring" with REMOTE_AUTH_KEYRING_TESTS=1: the D-Bus wire format, the connection on both
 # kinds of address, the store's items, other programs' items, a collection locked between calls,
 # the shared lock, and libsecret's secret-tool reading what the store wrote and writing what the
-# store refuses as another program's (REMOTE_AUTH_SECRET_TOOL).
+# store refuses as another program's (REMOTE_AUTH_SECRET_TOOL); and the tool's profiles in the
+# login keyring (KeyringCLITests: profiles list and migrate both ways, foreign and undecodable
+# items left alone, secret-tool search, 4 processes x 50 requests refreshing through the keyring).
 #
 # Without REMOTE_AUTH_KEYRING_TESTS (a plain `swift test`) those suites are skipped; here a run in
 # which no test ran, or any was skipped, fails.
