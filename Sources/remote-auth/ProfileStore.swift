@@ -133,8 +133,7 @@ actor ProfileStore: CoordinatedTokenStore {
     static func fallbackReason(_ error: KeyringError) -> String {
         switch error.code {
         case .locked: "the keyring is locked (unlock it to keep profiles there)"
-        case .noCollection: "the keyring has no default collection"
-        case .unavailable: error.reason
+        case .noCollection, .unavailable: error.reason
         default: "the keyring did not answer (\(error.reason))"
         }
     }

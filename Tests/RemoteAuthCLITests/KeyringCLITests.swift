@@ -1,8 +1,9 @@
 import Foundation
 import RemoteAuth
 import RemoteAuthFileStore
-import RemoteAuthKeyring
 import Testing
+
+@testable import RemoteAuthKeyring
 
 /// The tool's profiles in a real keyring: gnome-keyring's login collection (the `default`
 /// alias) on the session bus scripts/interop/keyring.sh starts, with `REMOTE_AUTH_KEYRING_TESTS=1`
@@ -108,6 +109,14 @@ struct KeyringCLITests {
         try await setup.file.save(Self.session("file-SECRET-1"), service: old, account: "demo-app")
         try await setup.keyring.save(Self.session("keyring-SECRET-1"), service: new, account: "demo-app")
         #expect(try await setup.list() == ["\(new) demo-app demo-app keyring", "\(old) demo-app demo-app file"])
+        // --store file: the file alone, nothing said.
+        let fileOnly = try await setup.run(["profiles", "list", "--store", "file"])
+        #expect(
+            fileOnly.stdout.split(separator: "\n").filter { $0.hasPrefix(setup.prefix) } == [
+                "\(old) demo-app demo-app file"
+            ]
+        )
+        #expect(fileOnly.stderr == "")
 
         let toKeyring = try await setup.run(["profiles", "migrate", "--to", "keyring", old])
         #expect(toKeyring.status == 0, "\(toKeyring.stderr)")
@@ -252,6 +261,58 @@ struct KeyringCLITests {
         #expect(before?.refreshToken != after?.refreshToken)
         #expect(before?.accessToken != after?.accessToken)
         #expect(!FileManager.default.fileExists(atPath: setup.home + "/tokens.json"))
+        await setup.remove()
+    }
+
+    /// A collection that is locked (unlocking it would need a password at a prompt): the default
+    /// falls back to the file, saying why in one line; `--store keyring` refuses.
+    @Test func aLockedKeyringFallsBackToTheFile() async throws {
+        let setup = try Setup()
+        let old = setup.prefix + "-old"
+        try await setup.file.save(Self.session("file-SECRET-4"), service: old, account: "demo-app")
+        let address = try #require(ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"])
+        let bus = try await SecretService.open(address: address, timeout: .seconds(10))
+        let internalInterface = "org.gnome.keyring.InternalUnsupportedGuiltRiddenInterface"
+        let master = DBusValue.structure([
+            .objectPath(bus.session), .bytes([]), .bytes(Array("remote-auth-test".utf8)), .string("text/plain"),
+        ])
+        let reply = try await bus.call(
+            SecretService.servicePath,
+            internalInterface,
+            "CreateWithMasterPassword",
+            [.properties([("org.freedesktop.Secret.Collection.Label", .string(setup.prefix))]), master],
+            returning: "o"
+        )
+        let collection = try #require(reply[0].objectPath)
+        try await bus.lock([collection])
+        var environment = setup.environment
+        environment["REMOTE_AUTH_KEYRING_COLLECTION"] = collection
+        let list = try await CLI.run(["profiles", "list"], environment: environment)
+        #expect(list.status == 0)
+        #expect(
+            list.stdout.split(separator: "\n").filter { $0.hasPrefix(setup.prefix) } == [
+                "\(old) demo-app demo-app file"
+            ]
+        )
+        #expect(
+            list.stderr
+                == "remote-auth: the keyring is locked (unlock it to keep profiles there): keeping profiles in \(setup.home)/tokens.json (REMOTE_AUTH_STORE=file or --store file chooses the file without asking)\n"
+        )
+        let required = try await CLI.run(["profiles", "list", "--store", "keyring"], environment: environment)
+        #expect(required.status == 1)
+        #expect(
+            required.stderr
+                == "remote-auth: the keyring cannot be used: the keyring's collection \(collection) is locked and unlocking it needs a password at a prompt: unlock the keyring and try again; nothing was written\n"
+        )
+        _ = try? await bus.call(
+            SecretService.servicePath,
+            internalInterface,
+            "UnlockWithMasterPassword",
+            [.objectPath(collection), master],
+            returning: ""
+        )
+        _ = try? await bus.call(collection, SecretService.collectionInterface, "Delete", returning: "o")
+        await bus.close()
         await setup.remove()
     }
 }
