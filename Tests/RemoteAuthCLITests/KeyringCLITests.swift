@@ -5,6 +5,10 @@ import Testing
 
 @testable import RemoteAuthKeyring
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The tool's profiles in a real keyring: gnome-keyring's login collection (the `default`
 /// alias) on the session bus scripts/interop/keyring.sh starts, with `REMOTE_AUTH_KEYRING_TESTS=1`
 /// (a plain `swift test` reports them as skipped). `profiles list` and `show` say where each
@@ -313,6 +317,52 @@ struct KeyringCLITests {
         )
         _ = try? await bus.call(collection, SecretService.collectionInterface, "Delete", returning: "o")
         await bus.close()
+        await setup.remove()
+    }
+
+    /// `profiles migrate` killed (SIGKILL) at random moments, back and forth: after every kill each
+    /// profile is in the keyring or the file (or both) with its session unchanged, never in
+    /// neither; a last run finishes the move.
+    @Test func migrateKilledAtRandomLosesNoProfile() async throws {
+        let setup = try Setup()
+        let names = (0..<12).map { "\(setup.prefix)-m\($0)" }
+        for name in names {
+            try await setup.file.save(Self.session("file-SECRET-\(name)"), service: name, account: "demo-app")
+        }
+        var generator = SystemRandomNumberGenerator()
+        var killed = 0
+        var inBoth = 0
+        for round in 0..<8 {
+            let process = Process()
+            process.executableURL = try CLI.binary()
+            process.arguments = ["profiles", "migrate", "--to", round % 2 == 0 ? "keyring" : "file"] + names
+            process.environment = CLI.environment.merging(setup.environment) { $1 }
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            try await Task.sleep(for: .milliseconds(Int.random(in: 30...400, using: &generator)))
+            if process.isRunning {
+                kill(process.processIdentifier, SIGKILL)
+                killed += 1
+            }
+            await CLI.exited(process)
+            for name in names {
+                let inKeyring = try await setup.keyring.session(service: name, account: "demo-app")
+                let inFile = await setup.file.session(service: name, account: "demo-app")
+                #expect(inKeyring != nil || inFile != nil, "round \(round): \(name) is in neither")
+                if inKeyring != nil, inFile != nil { inBoth += 1 }
+                for copy in [inKeyring, inFile] where copy != nil {
+                    #expect(copy == Self.session("file-SECRET-\(name)"), "round \(round): \(name) changed")
+                }
+            }
+        }
+        let finish = try await setup.run(["profiles", "migrate", "--to", "keyring"] + names)
+        #expect(finish.status == 0, "\(finish.stderr)")
+        #expect(try await setup.list() == names.sorted().map { "\($0) demo-app demo-app keyring" })
+        #expect(await setup.file.keys().filter { $0.service.hasPrefix(setup.prefix) } == [])
+        print(
+            "migrate killed: \(killed) of 8 runs killed with SIGKILL at random, \(inBoth) times a profile left in both; no profile lost"
+        )
         await setup.remove()
     }
 }
