@@ -18,6 +18,10 @@
 #   http-message-signatures (PyPI) RFC 9421, every algorithm both implement: it signs requests the
 #                     sandbox verifies and verifies the sandbox's signed responses; it verifies what
 #                     `remote-auth sign http-signature` signs (Content-Digest included)
+#   moto[server] (PyPI, its own venv .build/moto-venv) an S3 server with its IAM signature checks
+#                     on: remote-auth request --aws-sigv4 uploads (header form, streaming aws-chunked
+#                     from a file and stdin, UNSIGNED-PAYLOAD) and downloads; a wrong secret refused;
+#                     a presigned URL from `remote-auth sign sigv4 --presign` fetched by curl
 #   joserfc (PyPI)    and `remote-auth jwt` sign, verify and thumbprint each other's JWS and JWKs:
 #                     ES256, RS256, PS256, EdDSA, HS256; tampered, none, crit, unknown kid refused
 #   Authlib + joserfc (PyPI) an OpenID provider checking remote-auth's private_key_jwt and issuing
@@ -135,6 +139,9 @@ step mcp-private-key-jwt python3 scripts/interop/mcp_private_key_jwt.py "$binary
 
 echo "interop: botocore's SigV4 signers and remote-auth sign sigv4 give the same Authorization values and presigned URLs"
 step sigv4-botocore python3 scripts/interop/sigv4_botocore.py "$binary" 300
+
+echo "interop: remote-auth uploads to and downloads from moto's S3 server, which checks the signatures (a streaming aws-chunked upload, a presigned URL for curl)"
+step s3-moto bash scripts/interop/s3_moto.sh "$binary"
 
 echo "interop: http-message-signatures (PyPI) and RemoteAuth verify each other's RFC 9421 signatures, every algorithm"
 step http-signatures-pyhms python3 scripts/interop/http_signatures_pyhms.py "$binary"

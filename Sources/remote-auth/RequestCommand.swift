@@ -196,15 +196,6 @@ struct RequestCommand: AsyncParsableCommand {
     @Flag(help: "Send Basic credentials with the first request instead of waiting for a challenge.")
     var preemptive = false
 
-    @Option(
-        name: .customLong("aws-sigv4"),
-        help: ArgumentHelp(
-            "Sign with AWS Signature Version 4, aws:amz:REGION:SERVICE (as curl); --user KEY:SECRET, or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN).",
-            valueName: "provider"
-        )
-    )
-    var awsSigV4: String?
-
     @Flag(name: .customLong("allow-http"), help: "Allow the credential over plain http to a host that is not loopback.")
     var allowHTTP = false
 
@@ -228,6 +219,9 @@ struct RequestCommand: AsyncParsableCommand {
         )
     )
     var maxTime: Double?
+
+    @OptionGroup(title: "Uploads and AWS Signature Version 4")
+    var upload: UploadOptions
 
     @OptionGroup(title: "TLS")
     var tlsOptions: TLSOptions
@@ -266,11 +260,12 @@ struct RequestCommand: AsyncParsableCommand {
             pieces: dataPieces(),
             json: json.isEmpty ? nil : json
         )
-        let method = HTTPRequest.Method(self.method ?? (payload == nil ? "GET" : "POST"))
+        let upload = try self.upload.body(hasData: payload != nil, user: user)  // -T: streamed
+        let method = HTTPRequest.Method(self.method ?? (upload != nil ? "PUT" : payload == nil ? "GET" : "POST"))
         guard let method else { throw CLIFailure("invalid method '\(self.method ?? "")'") }
         var request: HTTPRequest
         do {
-            request = try HTTPRequest(method: method, absoluteURL: url)
+            request = try HTTPRequest(method: method, absoluteURL: self.upload.target(url))
         } catch let error as RequestURLError {
             throw CLIFailure("invalid URL: \(error.reason)")
         }
@@ -314,15 +309,17 @@ struct RequestCommand: AsyncParsableCommand {
             if fields[.contentType] == nil { fields[.contentType] = payload.contentType }
         }
         request.headerFields = fields
-        let messageSignature = try httpSignature.authenticator(for: &request, hasBody: body != nil)
+        let messageSignature = try httpSignature.authenticator(for: &request, hasBody: body != nil || upload != nil)
         let store = InMemoryCredentialStore()
         // With --aws-sigv4, --user is the access key (KEY:SECRET), as curl reads it.
-        let sigV4 = try awsSigV4.map { try SignSigV4.signer(provider: $0, user: user, securityToken: nil) }
+        let sigV4 = try self.upload.sigV4(user: user)
         if sigV4 == nil, let credential = try userCredential(for: origin) {
             await store.add(credential, for: origin, allowingPlainHTTP: allowHTTP)
         }
 
-        guard parallel >= 1 else { throw CLIFailure("--parallel must be at least 1, not \(parallel)") }
+        guard parallel >= 1, upload == nil || parallel == 1 else {
+            throw CLIFailure("--parallel must be at least 1, not \(parallel), and 1 with -T")
+        }
         if let expirySkew, expirySkew < 0 {
             throw CLIFailure("--expiry-skew must be 0 or more seconds, not \(expirySkew)")
         }
@@ -435,7 +432,7 @@ struct RequestCommand: AsyncParsableCommand {
             if let sigV4 {
                 authenticators.append(
                     ScopedAuthenticator(
-                        AWS.SigV4Authenticator(signer: sigV4),
+                        sigV4,
                         for: origin,
                         allowingPlainHTTP: plainHTTP
                     )
@@ -452,6 +449,10 @@ struct RequestCommand: AsyncParsableCommand {
             )
             guard copies > 1 else {
                 do {
+                    if let upload {
+                        let (response, streamed) = try await client.stream(request, body: upload)
+                        return .success((response, try await streamed.collect(upTo: Int.max)))
+                    }
                     return .success(try await client.send(request, body: body))
                 } catch {
                     return .failure(error)

@@ -5,7 +5,7 @@
 /// `alice:pw` as the user and `URL` as the URL, as curl does.
 enum ShortOptions {
     /// The short options that take a value.
-    static let valued: Set<Character> = ["X", "H", "d", "u", "A", "o", "x", "U"]
+    static let valued: Set<Character> = ["X", "H", "d", "u", "A", "o", "x", "U", "T"]
     /// The short options that are flags.
     static let flags: Set<Character> = ["i", "s", "S", "f", "L", "v", "k"]
     /// The short options whose value is a secret (blanked in the process list).

@@ -370,29 +370,4 @@ extension AWS {
         }
         public var description: String { "AWS.SigV4Error.\(code): \(reason)" }
     }
-
-    /// SigV4 as a ``RequestAuthenticator``: every attempt signed afresh in the header form, the
-    /// body's hash included (or `UNSIGNED-PAYLOAD`).
-    public struct SigV4Authenticator: RequestAuthenticator, CustomStringConvertible {
-        /// The signer that signs each attempt: the access key, the region and the service.
-        public let signer: SigV4Signer
-        /// Send `UNSIGNED-PAYLOAD` instead of the body's hash (S3 allows it over https).
-        public var unsignedPayload = false
-
-        /// An authenticator that signs every attempt with `signer`, the body's hash included.
-        public init(signer: SigV4Signer) { self.signer = signer }
-
-        public var writtenFields: [HTTPField.Name] { [.authorization, SigV4Signer.securityToken] }
-
-        /// A streamed body is hashed by one more pass over it (``RequestBody/sha256()``).
-        public func authenticate(_ attempt: inout AuthenticationAttempt) async throws {
-            var payloadHash: String? = unsignedPayload ? "UNSIGNED-PAYLOAD" : nil
-            if payloadHash == nil, let streamed = attempt.streamedBody {
-                payloadHash = Hex.encode(try await streamed.sha256())
-            }
-            attempt.request = try signer.sign(attempt.request, body: attempt.body, payloadHash: payloadHash).request
-        }
-
-        public var description: String { "AWS.SigV4Authenticator(\(signer))" }
-    }
 }

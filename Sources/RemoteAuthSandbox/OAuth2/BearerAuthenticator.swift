@@ -1,5 +1,6 @@
 import HTTPTypes
 import Hummingbird
+import NIOCore
 import RemoteAuth
 
 /// The authenticator in front of the status API: a request with `Authorization: Bearer` is
@@ -37,7 +38,10 @@ struct BearerAuthenticator: RouterMiddleware {
             var request = request
             _ = try await request.collectBody(upTo: 1 << 20)
             var context = context
-            context.sigV4User = try await verifySigV4(request)
+            let verified = try await verifySigV4(request)
+            context.sigV4User = verified.user
+            // An aws-chunked upload: the route reads the payload, every chunk's signature checked.
+            if let decoded = verified.decodedBody { request.body = .init(buffer: ByteBuffer(bytes: decoded)) }
             return try await next(request, context)
         }
         if authorizations.isEmpty, !request.headers[values: HTTPMessageSignatures.signatureInputField].isEmpty,
@@ -211,8 +215,9 @@ extension OAuth2Store.AccessToken {
 }
 
 extension BearerAuthenticator {
-    /// An AWS Signature Version 4 request with one of the configured keys: its user.
-    func verifySigV4(_ request: Request) async throws -> String {
+    /// An AWS Signature Version 4 request with one of the configured keys: its user, and the
+    /// payload of an `aws-chunked` upload (`STREAMING-AWS4-HMAC-SHA256-PAYLOAD`).
+    func verifySigV4(_ request: Request) async throws -> (user: String, decodedBody: [UInt8]?) {
         let keys = configuration.awsKeys
         let verifier = AWS.SigV4Verifier { id in keys.first { $0.accessKeyID == id }.map { Secret($0.secret) } }
         var head = request.head
@@ -220,10 +225,25 @@ extension BearerAuthenticator {
         head.authority = head.authority ?? request.headers[HTTPField.Name("Host")!]
         do {
             let verified = try verifier.verify(head, body: await request.bodyBytes(), now: configuration.now())
-            return keys.first { $0.accessKeyID == verified.accessKeyID }?.user ?? ""
+            let user = keys.first { $0.accessKeyID == verified.accessKeyID }?.user ?? ""
+            return (user, verified.decodedBody)
         } catch let error as AWS.SigV4Error {
-            // AWS answers 403 with the code (SignatureDoesNotMatch, RequestTimeTooSkewed, …).
-            throw JSONError(.forbidden, "\(error.code): \(error.reason)")
+            // AWS answers 403 with its code (SignatureDoesNotMatch, RequestTimeTooSkewed, …), a
+            // chunk whose signature fails included; a broken aws-chunked framing is a 400.
+            let status: HTTPResponse.Status = error.code == .invalidRequest ? .badRequest : .forbidden
+            throw JSONError(status, "\(Self.awsCode(error.code)): \(error.reason)")
+        }
+    }
+
+    /// The code S3 answers for a refused signature
+    /// ([S3 error responses](https://docs.aws.amazon.com/AmazonS3/latest/API/ErrorResponses.html)).
+    static func awsCode(_ code: AWS.SigV4Error.Code) -> String {
+        switch code {
+        case .signatureDoesNotMatch: "SignatureDoesNotMatch"
+        case .requestTimeTooSkewed: "RequestTimeTooSkewed"
+        case .unknownKey: "InvalidAccessKeyId"
+        case .malformedAuthorization: "AuthorizationHeaderMalformed"
+        default: "InvalidRequest"
         }
     }
 }

@@ -68,8 +68,9 @@ public struct AuthenticationAttempt: Sendable, CustomStringConvertible, CustomDe
     public var body: [UInt8]?
     /// The body when it is streamed (``body`` is then `nil`): an authenticator that covers the
     /// body hashes it with ``RequestBody/sha256()`` (another pass), or throws
-    /// ``ClientError/Code/invalidBody`` when it needs the bytes in memory.
-    public let streamedBody: RequestBody?
+    /// ``ClientError/Code/invalidBody`` when it needs the bytes in memory. An authenticator that
+    /// frames the body (SigV4's `aws-chunked` upload) may replace it with another stream.
+    public var streamedBody: RequestBody?
     /// 1 for the first send, 2 for the first retry, …
     public let number: Int
     /// The body of the response being judged, once the whole of it has arrived (`nil` in
