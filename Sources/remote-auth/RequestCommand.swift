@@ -312,7 +312,7 @@ struct RequestCommand: AsyncParsableCommand {
         let messageSignature = try httpSignature.authenticator(for: &request, hasBody: body != nil || upload != nil)
         let store = InMemoryCredentialStore()
         // With --aws-sigv4, --user is the access key (KEY:SECRET), as curl reads it.
-        let sigV4 = try self.upload.sigV4(user: user)
+        let sigV4 = try self.upload.sigV4(user: user, headers: headers)
         if sigV4 == nil, let credential = try userCredential(for: origin) {
             await store.add(credential, for: origin, allowingPlainHTTP: allowHTTP)
         }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HTTPTypes
 import RemoteAuth
 
 #if canImport(Glibc)
@@ -57,22 +58,41 @@ struct UploadOptions: ParsableArguments {
     }
 
     /// SigV4 for `--aws-sigv4`, the payload covered as `--aws-payload` says; `nil` without it.
-    func sigV4(user: String?) throws -> AWS.SigV4Authenticator? {
+    ///
+    /// As curl's `--aws-sigv4` (7.88, Debian's): the fields the user gave with `-H` are signed,
+    /// the tool's own `Accept` and `Content-Type` are not; a `-H 'X-Amz-Date: …'` is the time
+    /// signed at; a `-H 'x-amz-content-sha256: UNSIGNED-PAYLOAD'` (or the streaming value)
+    /// chooses the payload mode when `--aws-payload` does not.
+    func sigV4(user: String?, headers: [String]) throws -> AWS.SigV4Authenticator? {
         guard let awsSigV4 else {
             if awsPayload != nil { throw CLIFailure("--aws-payload needs --aws-sigv4") }
             return nil
         }
         let signer = try SignSigV4.signer(provider: awsSigV4, user: user, securityToken: nil)
-        let mode = awsPayload ?? (uploadFile != nil && signer.service == "s3" ? .streaming : .signed)
+        var given: [HTTPField.Name: String] = [:]
+        for header in headers {
+            guard let colon = header.firstIndex(of: ":"), let name = HTTPField.Name(String(header[..<colon])) else { continue }
+            given[name] = header[header.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        let declared = given[HTTPField.Name("x-amz-content-sha256")!]
+        let mode =
+            awsPayload
+            ?? (declared == "UNSIGNED-PAYLOAD"
+                ? .unsigned
+                : declared == AWS.SigV4Signer.streamingPayload || (uploadFile != nil && signer.service == "s3")
+                    ? .streaming : .signed)
+        var authenticator: AWS.SigV4Authenticator
         switch mode {
-        case .signed: return AWS.SigV4Authenticator(signer: signer, payload: .signed)
-        case .unsigned: return AWS.SigV4Authenticator(signer: signer, payload: .unsigned)
+        case .signed: authenticator = AWS.SigV4Authenticator(signer: signer, payload: .signed)
+        case .unsigned: authenticator = AWS.SigV4Authenticator(signer: signer, payload: .unsigned)
         case .streaming:
             guard signer.service == "s3" else {
                 throw CLIFailure("--aws-payload streaming is S3's aws-chunked upload: the service must be s3, not \(signer.service)")
             }
-            return AWS.SigV4Authenticator(signer: signer, payload: .streaming(chunkSize: Self.chunkSize))
+            authenticator = AWS.SigV4Authenticator(signer: signer, payload: .streaming(chunkSize: Self.chunkSize))
         }
+        authenticator.unsignedFields = Set([HTTPField.Name.accept, .contentType].filter { given[$0] == nil })
+        return authenticator
     }
 
     /// The body of `-T`, read from its file at each pass; `nil` without `-T`.

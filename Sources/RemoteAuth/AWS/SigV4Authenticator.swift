@@ -24,6 +24,12 @@ extension AWS {
         public let signer: SigV4Signer
         /// How the payload is covered; ``Payload/signed`` unless set.
         public var payload: Payload = .signed
+        /// Fields sent but left out of the signature, besides those SigV4 never signs
+        /// (`User-Agent`, `Expect`): a client's own defaults, as curl's `--aws-sigv4` signs only
+        /// `Host`, `X-Amz-Date` and the fields its user gave, not its `Accept` or the
+        /// `Content-Type` it adds to `-d`. A proxy may rewrite such a field without breaking the
+        /// signature ([AWS: signed headers](https://docs.aws.amazon.com/IAM/latest/UserGuide/create-signed-request.html#create-canonical-request)).
+        public var unsignedFields: Set<HTTPField.Name> = []
 
         /// Send `UNSIGNED-PAYLOAD` instead of the body's hash: ``payload`` is ``Payload/unsigned``.
         public var unsignedPayload: Bool {
@@ -46,16 +52,28 @@ extension AWS {
         /// ``Payload/streaming(chunkSize:)`` the body (in memory or streamed) is replaced by its
         /// `aws-chunked` framing, each pass signing its chunks afresh from the seed signature.
         ///
+        /// A request that already carries `X-Amz-Date` is signed at that time, as curl does with
+        /// `-H 'X-Amz-Date: …'`.
+        ///
         /// - Throws: ``SigV4Error`` for a streaming upload of unknown length, a service other
-        ///   than `s3`, or a chunk size under 8192.
+        ///   than `s3`, a chunk size under 8192, or an `X-Amz-Date` that is not `yyyyMMddTHHmmssZ`.
         public func authenticate(_ attempt: inout AuthenticationAttempt) async throws {
+            let date = attempt.request.headerFields[SigV4Signer.amzDate]
+            if let date, SigV4Verifier.seconds(date) == nil {
+                throw SigV4Error("the request's X-Amz-Date is not yyyyMMddTHHmmssZ")
+            }
+            // The fields left unsigned are set aside, then sent after the signed ones.
+            let setAside = attempt.request.headerFields.filter { unsignedFields.contains($0.name) }
+            let request = attempt.request
+            var covered = request
+            covered.headerFields = HTTPFields(request.headerFields.filter { !unsignedFields.contains($0.name) })
             switch payload {
             case .signed:
                 var payloadHash: String?
                 if let streamed = attempt.streamedBody { payloadHash = Hex.encode(try await streamed.sha256()) }
-                attempt.request = try signer.sign(attempt.request, body: attempt.body, payloadHash: payloadHash).request
+                attempt.request = try signer.sign(covered, body: attempt.body, payloadHash: payloadHash, date: date).request
             case .unsigned:
-                attempt.request = try signer.sign(attempt.request, body: attempt.body, payloadHash: "UNSIGNED-PAYLOAD")
+                attempt.request = try signer.sign(covered, body: attempt.body, payloadHash: "UNSIGNED-PAYLOAD", date: date)
                     .request
             case .streaming(let chunkSize):
                 let streamed = attempt.streamedBody
@@ -71,9 +89,10 @@ extension AWS {
                     length = attempt.body?.count ?? 0
                 }
                 let (signed, chunks) = try signer.signStreaming(
-                    attempt.request,
+                    covered,
                     decodedLength: length,
-                    chunkSize: chunkSize
+                    chunkSize: chunkSize,
+                    date: date
                 )
                 attempt.request = signed.request
                 if let streamed {
@@ -86,6 +105,7 @@ extension AWS {
                     attempt.body = try Self.frame(attempt.body ?? [], chunkSize: chunkSize, chunks: chunks)
                 }
             }
+            attempt.request.headerFields.append(contentsOf: setAside)
         }
 
         /// `body` framed whole, in chunks of `chunkSize`, the final empty chunk last.
