@@ -42,7 +42,8 @@ extension BearerAuthenticator {
 /// asked for, under its label and over its components (`@status`, `content-digest`, and the
 /// request's own signature through `"signature";req;key="…"`, §2.4), with the sandbox's response
 /// key. Refusals are signed too, so that a client can trust a 401 as well as a 200. The asked
-/// signature's parameters (`keyid`, `alg`, `nonce`, `tag`) are not taken up: the sandbox has one key.
+/// signature's parameters are honoured (§5.1): its `nonce` and `tag` are the signature's; a
+/// `keyid` or `alg` other than the response key's is refused (`400`), since the sandbox has one key.
 struct ResponseSignatureMiddleware: RouterMiddleware {
     typealias Context = SandboxRequestContext
     let authenticator: BearerAuthenticator
@@ -68,6 +69,19 @@ struct ResponseSignatureMiddleware: RouterMiddleware {
         } catch let error as HTTPMessageSignatures.Error {
             throw JSONError(.badRequest, "Accept-Signature (RFC 9421 §5.1): \(error.reason)")
         }
+        // Checked before the route runs: a refused request changes nothing.
+        if let keyID = asked.input.keyID, keyID != key.keyID {
+            throw JSONError(
+                .badRequest,
+                "Accept-Signature (RFC 9421 §5.1) asks for keyid \"\(keyID)\": the sandbox signs its responses with \"\(key.keyID)\" only"
+            )
+        }
+        if let algorithm = asked.input.algorithm, algorithm != key.algorithm {
+            throw JSONError(
+                .badRequest,
+                "Accept-Signature (RFC 9421 §5.1) asks for alg \"\(algorithm)\": the sandbox's response key is \(key.algorithm)"
+            )
+        }
         var response: Response
         do {
             response = try await next(request, context)
@@ -87,12 +101,14 @@ struct ResponseSignatureMiddleware: RouterMiddleware {
                 algorithms: [.sha256]
             )
         }
-        let signer = HTTPMessageSignatures.Signer(
+        var signer = HTTPMessageSignatures.Signer(
             key: key,
             label: asked.label,
             components: asked.input.components,
             now: configuration.now
         )
+        signer.nonce = asked.input.nonce
+        signer.tag = asked.input.tag
         do {
             try signer.sign(&head, for: authenticator.messageHead(request))
         } catch let error as HTTPMessageSignatures.Error {

@@ -168,4 +168,44 @@ import Testing
         }
         throw CLI.Missing(description: "Tests/Vectors/\(name)")
     }
+
+    /// `Accept-Signature`'s parameters (RFC 9421 §5.1): the asked `nonce` and `tag` are the
+    /// response signature's, which still verifies; a `keyid` or `alg` the sandbox has no key for
+    /// is refused with `400` before the route runs.
+    @Test func acceptSignatureParametersAreHonoured() async throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let privateKey = directory.appendingPathComponent("alice.pem").path
+        let responseKey = directory.appendingPathComponent("response.pem").path
+        let sandbox = try SandboxProcess(["--write-signature-key", privateKey, "--write-response-key", responseKey])
+        let base = try await sandbox.baseURL()
+        let signing = ["--signature-key", privateKey, "--signature-keyid", "sandbox-alice-ed25519"]
+        let asked =
+            #"res1=("@status" "content-digest");nonce="n-4711";tag="remote-auth-test";keyid="sandbox-response-ed25519";alg="ed25519""#
+        let answered = try await CLI.run(
+            ["request", "-i", "-H", "Accept-Signature: " + asked] + signing + [base + "/1.1/account/verify_credentials.json"]
+        )
+        #expect(answered.status == 0, "\(answered.stderr)")
+        let input = answered.stdout.split(separator: "\r\n").first { $0.hasPrefix("Signature-Input: ") }
+        #expect(input?.hasPrefix(#"Signature-Input: res1=("@status" "content-digest");created="#) == true, "\(answered.stdout)")
+        #expect(
+            input?.hasSuffix(#";nonce="n-4711";keyid="sandbox-response-ed25519";alg="ed25519";tag="remote-auth-test""#) == true,
+            "\(input ?? "")"
+        )
+        for (parameter, message) in [
+            (#"keyid="someone-else""#, #"asks for keyid \"someone-else\": the sandbox signs its responses with \"sandbox-response-ed25519\" only"#),
+            (#"alg="rsa-pss-sha512""#, #"asks for alg \"rsa-pss-sha512\": the sandbox's response key is ed25519"#),
+        ] {
+            let refused = try await CLI.run(
+                ["request", "-H", #"Accept-Signature: res1=("@status");"# + parameter] + signing + [
+                    "-d", "status=not posted", base + "/1.1/statuses/update.json",
+                ]
+            )
+            #expect(refused.status == 1)
+            #expect(refused.stdout == #"{"error":"Accept-Signature (RFC 9421 §5.1) "# + message + #""}"#, "\(refused.stdout)")
+        }
+        let timeline = try await CLI.run(["request"] + signing + [base + "/1.1/statuses/home_timeline.json"])
+        #expect(timeline.status == 0, "\(timeline.stderr)")
+        #expect(!timeline.stdout.contains("not posted"))
+    }
 }

@@ -24,6 +24,9 @@ extension HTTPMessageSignatures {
         public var tag: String?
         /// Where `nonce` values come from (§2.3, §7.2.2); `nil` sends none.
         public var nonceSource: RandomSource?
+        /// A `nonce` given (§2.3), such as the one an `Accept-Signature` asks for (§5.1); it
+        /// takes the place of ``nonceSource``'s.
+        public var nonce: String?
         let now: @Sendable () -> Int64
 
         /// - Parameter now: the clock, seconds since 1970 (`created`).
@@ -58,7 +61,11 @@ extension HTTPMessageSignatures {
         public func signatureInput(created: Int64) -> SignatureInput {
             var parameters: [SignatureParameter] = [.created(created)]
             if let lifetime { parameters.append(.expires(created + lifetime)) }
-            if let nonceSource { parameters.append(.nonce(RemoteAuthBase64URL.encode(nonceSource.bytes(16)))) }
+            if let nonce {
+                parameters.append(.nonce(nonce))
+            } else if let nonceSource {
+                parameters.append(.nonce(RemoteAuthBase64URL.encode(nonceSource.bytes(16))))
+            }
             parameters.append(.keyID(key.keyID))
             if includesAlgorithm { parameters.append(.algorithm(key.algorithm)) }
             if let tag { parameters.append(.tag(tag)) }
