@@ -135,6 +135,12 @@ let countedOperations: [(name: String, run: @Sendable () throws -> Int)] = [
     ("digest-sha256-raw", Workload.digestRaw),
     ("dpop-proof-es256", JOSEWorkload.dpopProof),
     ("dpop-p256-sign-raw", JOSEWorkload.p256SignRaw),
+    ("sigv4-header", SignatureWorkload.sigV4Header),
+    ("sigv4-floor", { SignatureWorkload.sigV4Floor() }),
+    ("sigv4-header-cached", SignatureWorkload.sigV4HeaderCached),
+    ("sigv4-floor-cached", { SignatureWorkload.sigV4FloorCached() }),
+    ("http-signature-ed25519", SignatureWorkload.httpSignatureEd25519),
+    ("ed25519-sign-raw", SignatureWorkload.ed25519SignRaw),
     ("nothing", { 0 }),
 ]
 

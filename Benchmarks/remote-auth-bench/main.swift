@@ -81,6 +81,7 @@ if only == nil {
 runAsynchronously { [iterations] in
     try await oauth2Benchmarks()
     try dpopBenchmarks(iterations: iterations)
+    try signatureBenchmarks(iterations: iterations)
     try await oidcBenchmarks(iterations: iterations)
     // The network benchmarks need the sandbox; `remote-auth-bench N pure` skips them.
     if only != "pure" {
