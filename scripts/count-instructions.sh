@@ -22,7 +22,8 @@ SCRATCH=.build-release
 WORK=$SCRATCH/count-instructions
 ALL=(oauth1-header hmac-sha1-raw hmac-sha1-keyed oauth1-sign-request oauth1-verify
     digest-sha256-response digest-sha256-authorization digest-sha256-raw
-    id-token-validate-rs256 rsa2048-verify-raw dpop-proof-es256 dpop-p256-sign-raw)
+    id-token-validate-rs256 rsa2048-verify-raw dpop-proof-es256 dpop-p256-sign-raw
+    sigv4-header sigv4-floor sigv4-header-cached sigv4-floor-cached http-signature-ed25519 ed25519-sign-raw)
 
 if ! command -v valgrind >/dev/null || ! command -v callgrind_annotate >/dev/null; then
     echo "valgrind is missing; installing it with apt-get" >&2
