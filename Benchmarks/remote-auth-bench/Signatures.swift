@@ -101,7 +101,11 @@ enum SignatureWorkload {
 /// The timed lines and their ratios (see ``SignatureWorkload``).
 func signatureBenchmarks(iterations: Int) throws {
     if wanted("sigv4-header") || wanted("sigv4-floor") {
-        let (header, floor) = try measurePair(iterations: iterations, SignatureWorkload.sigV4Header, SignatureWorkload.sigV4Floor)
+        let (header, floor) = try measurePair(
+            iterations: iterations,
+            SignatureWorkload.sigV4Header,
+            SignatureWorkload.sigV4Floor
+        )
         report("sigv4-header", header)
         report("sigv4-floor", floor)
         print("ratio sigv4-header/sigv4-floor: \(format2(header / floor))x (target < 1.3x)")

@@ -71,7 +71,9 @@ struct UploadOptions: ParsableArguments {
         let signer = try SignSigV4.signer(provider: awsSigV4, user: user, securityToken: nil)
         var given: [HTTPField.Name: String] = [:]
         for header in headers {
-            guard let colon = header.firstIndex(of: ":"), let name = HTTPField.Name(String(header[..<colon])) else { continue }
+            guard let colon = header.firstIndex(of: ":"), let name = HTTPField.Name(String(header[..<colon])) else {
+                continue
+            }
             given[name] = header[header.index(after: colon)...].trimmingCharacters(in: .whitespaces)
         }
         let declared = given[HTTPField.Name("x-amz-content-sha256")!]
@@ -87,7 +89,9 @@ struct UploadOptions: ParsableArguments {
         case .unsigned: authenticator = AWS.SigV4Authenticator(signer: signer, payload: .unsigned)
         case .streaming:
             guard signer.service == "s3" else {
-                throw CLIFailure("--aws-payload streaming is S3's aws-chunked upload: the service must be s3, not \(signer.service)")
+                throw CLIFailure(
+                    "--aws-payload streaming is S3's aws-chunked upload: the service must be s3, not \(signer.service)"
+                )
             }
             authenticator = AWS.SigV4Authenticator(signer: signer, payload: .streaming(chunkSize: Self.chunkSize))
         }
@@ -98,8 +102,14 @@ struct UploadOptions: ParsableArguments {
     /// The body of `-T`, read from its file at each pass; `nil` without `-T`.
     func body(hasData: Bool, user: String?) throws -> RemoteAuth.RequestBody? {
         guard let uploadFile else { return nil }
-        if hasData { throw CLIFailure("-T does not go with -d, --data-raw, --data-binary, --data-urlencode or --json: choose one body") }
-        if uploadFile == "-", user == "-" { throw CLIFailure("-T - and --user - both read standard input: give one of them another way") }
+        if hasData {
+            throw CLIFailure(
+                "-T does not go with -d, --data-raw, --data-binary, --data-urlencode or --json: choose one body"
+            )
+        }
+        if uploadFile == "-", user == "-" {
+            throw CLIFailure("-T - and --user - both read standard input: give one of them another way")
+        }
         let file = try uploadFile == "-" ? UploadFile.spoolingStandardInput() : UploadFile(path: uploadFile)
         return .stream(length: file.length) {
             let pass = UploadFile.Pass(file: file)
@@ -169,7 +179,9 @@ final class UploadFile: Sendable {
         func next() throws -> [UInt8]? {
             var buffer = [UInt8](repeating: 0, count: 64 * 1024)
             while true {
-                let count = buffer.withUnsafeMutableBytes { pread(file.descriptor, $0.baseAddress, $0.count, off_t(offset)) }
+                let count = buffer.withUnsafeMutableBytes {
+                    pread(file.descriptor, $0.baseAddress, $0.count, off_t(offset))
+                }
                 if count < 0, errno == EINTR { continue }
                 guard count >= 0 else { throw CLIFailure("-T: cannot read the file to upload") }
                 if count == 0 { return nil }

@@ -107,16 +107,25 @@ final class TamperingTransport: HTTPTransport {
                 let (request, body) = try #require(recording.requests.first)
                 #expect(request.headerFields[.contentEncoding] == "aws-chunked")
                 #expect(request.headerFields[HTTPField.Name("x-amz-decoded-content-length")!] == "20000")
-                #expect(request.headerFields[HTTPField.Name("x-amz-content-sha256")!] == "STREAMING-AWS4-HMAC-SHA256-PAYLOAD")
+                #expect(
+                    request.headerFields[HTTPField.Name("x-amz-content-sha256")!]
+                        == "STREAMING-AWS4-HMAC-SHA256-PAYLOAD"
+                )
                 // Sizes 2000, 2000, e20 (hex) and 0, each frame 85 octets besides its data and
                 // size: 20000 + 4 × 85 + 12.
                 #expect(request.headerFields[.contentLength] == "20352")
                 #expect(body.count == 20352)
-                let lines = String(decoding: body, as: UTF8.self).split(separator: "\r\n", omittingEmptySubsequences: false)
+                let lines = String(decoding: body, as: UTF8.self).split(
+                    separator: "\r\n",
+                    omittingEmptySubsequences: false
+                )
                 #expect(lines[0].hasPrefix("2000;chunk-signature=") && lines[0].count == 4 + 17 + 64)
                 // The final frame: `0;chunk-signature=…`, CRLF, no data, CRLF.
                 #expect(lines.suffix(3).map(String.init) == [lines[lines.count - 3].description, "", ""])
-                #expect(lines[lines.count - 3].hasPrefix("0;chunk-signature=") && lines[lines.count - 3].count == 1 + 17 + 64)
+                #expect(
+                    lines[lines.count - 3].hasPrefix("0;chunk-signature=")
+                        && lines[lines.count - 3].count == 1 + 17 + 64
+                )
             }
         }
     }
@@ -133,7 +142,10 @@ final class TamperingTransport: HTTPTransport {
                 let reader = AuthenticatingClient(
                     transport: ahc,
                     authenticators: [
-                        ScopedAuthenticator(AWS.SigV4Authenticator(signer: Self.signer()), for: try AuthScope(url: sandbox.baseURL))
+                        ScopedAuthenticator(
+                            AWS.SigV4Authenticator(signer: Self.signer()),
+                            for: try AuthScope(url: sandbox.baseURL)
+                        )
                     ]
                 )
                 let (timeline, statuses) = try await reader.get(sandbox.baseURL + "/1.1/statuses/home_timeline.json")

@@ -33,7 +33,9 @@ import Testing
         // Signed, Accept changes the signature.
         var signedAccept = AuthenticationAttempt(request: request, body: nil)
         try await AWS.SigV4Authenticator(signer: Self.suiteSigner).authenticate(&signedAccept)
-        #expect(signedAccept.request.headerFields[.authorization]?.contains("SignedHeaders=accept;host;x-amz-date,") == true)
+        #expect(
+            signedAccept.request.headerFields[.authorization]?.contains("SignedHeaders=accept;host;x-amz-date,") == true
+        )
 
         request.headerFields[HTTPField.Name("X-Amz-Date")!] = "2015-08-30T12:36:00Z"
         var malformed = AuthenticationAttempt(request: request, body: nil)

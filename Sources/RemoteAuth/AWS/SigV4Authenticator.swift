@@ -71,10 +71,16 @@ extension AWS {
             case .signed:
                 var payloadHash: String?
                 if let streamed = attempt.streamedBody { payloadHash = Hex.encode(try await streamed.sha256()) }
-                attempt.request = try signer.sign(covered, body: attempt.body, payloadHash: payloadHash, date: date).request
-            case .unsigned:
-                attempt.request = try signer.sign(covered, body: attempt.body, payloadHash: "UNSIGNED-PAYLOAD", date: date)
+                attempt.request = try signer.sign(covered, body: attempt.body, payloadHash: payloadHash, date: date)
                     .request
+            case .unsigned:
+                attempt.request = try signer.sign(
+                    covered,
+                    body: attempt.body,
+                    payloadHash: "UNSIGNED-PAYLOAD",
+                    date: date
+                )
+                .request
             case .streaming(let chunkSize):
                 let streamed = attempt.streamedBody
                 let length: Int
