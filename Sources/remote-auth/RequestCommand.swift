@@ -290,8 +290,7 @@ struct RequestCommand: AsyncParsableCommand {
             }
             request.headerFields.append(HTTPField(name: name, value: String(value)))
         }
-        // curl's defaults, in curl's order, each unless -H gave the field: User-Agent, Accept
-        // (application/json with --json, else */*), the -H fields, Content-Type.
+        // curl's defaults in curl's order unless -H gave them: User-Agent, Accept, -H, Content-Type.
         var fields = HTTPFields()
         if let userAgent {
             request.headerFields[.userAgent] = nil
