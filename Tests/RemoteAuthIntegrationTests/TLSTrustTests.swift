@@ -105,9 +105,12 @@ func withTLSSandbox<T: Sendable>(
     return try await Sandbox.withSandbox(configuration, body)
 }
 
+/// The transport's deadline is a hang guard only: these tests tell trust decisions apart, never
+/// times. 10 s ran out in debug TLS handshakes beside four busy loops and two builds (load 17),
+/// so it is two minutes, within the suite's five-minute limit.
 func transport(_ policy: any TrustPolicy, identity: ClientIdentity? = nil) throws -> NIOHTTP1Transport {
     try NIOHTTP1Transport(
-        configuration: .init(trust: ServerTrust(default: policy), clientIdentity: identity, timeout: .seconds(10))
+        configuration: .init(trust: ServerTrust(default: policy), clientIdentity: identity, timeout: .seconds(120))
     )
 }
 
