@@ -58,7 +58,7 @@ extension OAuth2 {
         /// The authorization request's parameter for ``acrValues``
         /// ([RFC 9470 §4](https://www.rfc-editor.org/rfc/rfc9470#section-4)); ``maxAge`` is
         /// the request's own `max_age` (``OAuth2/Flow/startAuthorization(redirectURI:scope:resources:additionalParameters:maxAge:push:random:)``),
-        /// which ``OAuth2/ResourceSignIn/signIn(_:identities:agent:redirectURI:scope:additionalParameters:stepUp:dpop:transport:now:random:onIdentified:)``
+        /// which ``OAuth2/ResourceSignIn/signIn(_:identities:agent:redirectURI:scope:additionalParameters:stepUp:dpop:clientKey:transport:now:random:onIdentified:)``
         /// sets from this step-up.
         public var authorizationParameters: [(name: String, value: String)] {
             acrValues.map { [("acr_values", $0.joined(separator: " "))] } ?? []

@@ -72,23 +72,22 @@ extension OAuth2 {
         ///     `auth_time` within `max_age`.
         ///   - discovery: what resource discovery found.
         ///   - agent: where the user signs in.
-        ///   - dpop: binds the tokens to this prover's key, when given.
-        ///   - transport: sends the flow's requests.
-        ///   - now: the clock, seconds since 1970.
-        ///   - random: the source of `state`, PKCE and nonces.
-        ///   - onIdentified: told how the client identified itself, before the user signs in.
-        ///
-        /// With `openid` in `scope` the ID token is validated (OpenID Connect Core §3.1.3.7,
-        /// the keys from the server's `jwks_uri`, the nonce sent).
-        ///   - dpop: binds the tokens to this key (RFC 9449); needed when the resource says
-        ///     `dpop_bound_access_tokens_required`.
+        ///   - dpop: binds the tokens to this prover's key (RFC 9449); needed when the resource
+        ///     says `dpop_bound_access_tokens_required`.
         ///   - clientKey: the client's private key, for `private_key_jwt`
         ///     ([RFC 7523 §2.2](https://www.rfc-editor.org/rfc/rfc7523#section-2.2)): a dynamic
         ///     registration registers its public JWK in `jwks` with `token_endpoint_auth_method`
         ///     `private_key_jwt` ([RFC 7591 §2](https://www.rfc-editor.org/rfc/rfc7591#section-2)),
         ///     and a kept registration or a client ID metadata document that uses that method signs
         ///     its assertions with it. `nil`: a public client (`none`).
+        ///   - transport: sends the flow's requests.
+        ///   - now: the clock, seconds since 1970.
+        ///   - random: the source of `state`, PKCE and nonces.
         ///   - onIdentified: told how the client identified itself, before the user agent opens.
+        ///
+        /// With `openid` in `scope` the ID token is validated (OpenID Connect Core §3.1.3.7,
+        /// the keys from the server's `jwks_uri`, the nonce sent).
+        ///
         /// - Throws: ``OAuth2/Error/Code/unsuitableAuthorizationServer`` when no identity suits
         ///   the server, or the resource requires DPoP and no key is given;
         ///   ``OAuth2/Error/Code/registrationRefused`` when the server refused the registration
