@@ -168,7 +168,7 @@ step openapi bash scripts/interop/openapi.sh "$binary"
 echo "interop: the PostgreSQL token store against a PostgreSQL server (Debian), shared by instances refreshing against the sandbox"
 step postgres-store bash scripts/interop/postgres_store.sh
 
-echo "interop: the keyring token store against gnome-keyring (Debian) on a session bus of its own, cross-checked with secret-tool"
+echo "interop: the keyring token and credential stores against gnome-keyring (Debian) on a session bus of its own, cross-checked with secret-tool"
 step keyring bash scripts/interop/keyring.sh
 
 echo "interop: the file store on a full and on a read-only tmpfs (the kernel's errors, the old file intact)"

@@ -1,8 +1,8 @@
 public import RemoteAuth
 
-/// Why the Secret Service store (or, on Apple platforms, the Keychain store) could not read or
-/// write a session: a stable ``code``, the
-/// ``key`` (the profile) it concerns when there is one, and a ``reason`` in plain words that
+/// Why a Secret Service store (or, on Apple platforms, the Keychain store) could not read or
+/// write a session or a credential: a stable ``code``, the ``key`` (the profile) or the
+/// ``scope`` (the credential) it concerns when there is one, and a ``reason`` in plain words that
 /// never holds a secret.
 public struct KeyringError: Error, Hashable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
@@ -39,24 +39,37 @@ public struct KeyringError: Error, Hashable, CustomStringConvertible {
     public let code: Code
     /// The key (profile) concerned, when there is one.
     public let key: TokenStoreKey?
+    /// The credential's scope concerned (``SecretServiceCredentialStore``), when there is one.
+    public let scope: AuthScope?
     /// What is wrong, in plain words.
     public let reason: String
     /// The D-Bus error underneath, when there is one.
     public let dbus: DBusError?
 
-    /// An error of `code` about `key`, `reason` in plain words (never a secret).
-    public init(_ code: Code, key: TokenStoreKey? = nil, reason: String, dbus: DBusError? = nil) {
+    /// An error of `code` about `key` (a profile) or `scope` (a credential), `reason` in plain
+    /// words (never a secret).
+    public init(
+        _ code: Code,
+        key: TokenStoreKey? = nil,
+        scope: AuthScope? = nil,
+        reason: String,
+        dbus: DBusError? = nil
+    ) {
         self.code = code
         self.key = key
+        self.scope = scope
         self.reason = reason
         self.dbus = dbus
     }
 
-    /// Errors are equal when their codes and keys are: the reason is for people.
-    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code && lhs.key == rhs.key }
+    /// Errors are equal when their codes, keys and scopes are: the reason is for people.
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.code == rhs.code && lhs.key == rhs.key && lhs.scope == rhs.scope
+    }
     public func hash(into hasher: inout Hasher) {
         hasher.combine(code)
         hasher.combine(key)
+        hasher.combine(scope)
     }
 
     public var description: String { "KeyringError.\(code): \(reason)" }

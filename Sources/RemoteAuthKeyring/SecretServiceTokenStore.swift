@@ -24,7 +24,7 @@ import RemoteAuthFileStore
 /// store's that does not decode is ``KeyringError/Code-swift.struct/undecodable``, a collection
 /// that is locked (or locks between two calls) and needs a prompt to unlock is
 /// ``KeyringError/Code-swift.struct/locked``: each names the key, and nothing is written.
-public actor SecretServiceTokenStore: CoordinatedTokenStore {
+public actor SecretServiceTokenStore: CoordinatedTokenStore, SecretServiceClient {
     /// The `xdg:schema` attribute of this store's items.
     public static let schema = "org.remoteauth.Session"
     /// The `application` attribute of this store's items.
@@ -56,8 +56,8 @@ public actor SecretServiceTokenStore: CoordinatedTokenStore {
     public let lockTimeout: Duration
     /// Each D-Bus call's deadline (connecting included).
     public let timeout: Duration
-    private let address: String?
-    private var service: SecretService?
+    let address: String?
+    var service: SecretService?
     private let listeners = TokenStoreListeners()
 
     /// The default lock file: `$REMOTE_AUTH_HOME/keyring.lock`, else
@@ -93,19 +93,16 @@ public actor SecretServiceTokenStore: CoordinatedTokenStore {
     ///
     /// - Throws: ``KeyringError``: `.unavailable`, `.noCollection`, `.locked`, `.failed`.
     public func check() async throws {
-        try await run(nil) { service in _ = try await self.collection(service, key: nil) }
+        try await run(.none) { service in _ = try await self.collectionPath(service, .none) }
     }
 
     /// Closes the connection to the bus (the next call opens another).
-    public func close() async {
-        await service?.close()
-        service = nil
-    }
+    public func close() async { await closeConnection() }
 
     public func session(service: String, account: String) async throws -> StoredSession? {
         let key = TokenStoreKey(service: service, account: account)
-        return try await run(key) { bus in
-            let collection = try await self.collection(bus, key: key)
+        return try await run(.profile(key)) { bus in
+            let collection = try await self.collectionPath(bus, .profile(key))
             return try await self.read(key, bus, collection)?.session
         }
     }
@@ -114,8 +111,8 @@ public actor SecretServiceTokenStore: CoordinatedTokenStore {
         let key = TokenStoreKey(service: service, account: account)
         let lock = try await FileLock.acquire(lockFile: lockFile, timeout: lockTimeout)
         defer { lock.release() }
-        try await run(key) { bus in
-            let collection = try await self.collection(bus, key: key)
+        try await run(.profile(key)) { bus in
+            let collection = try await self.collectionPath(bus, .profile(key))
             _ = try await self.read(key, bus, collection)
             try await self.write(session, key, bus, collection)
         }
@@ -128,8 +125,8 @@ public actor SecretServiceTokenStore: CoordinatedTokenStore {
         let key = TokenStoreKey(service: service, account: account)
         let lock = try await FileLock.acquire(lockFile: lockFile, timeout: lockTimeout)
         defer { lock.release() }
-        try await run(key) { bus in
-            let collection = try await self.collection(bus, key: key)
+        try await run(.profile(key)) { bus in
+            let collection = try await self.collectionPath(bus, .profile(key))
             try await self.delete(key, bus, collection)
         }
         listeners.yield(.removed(key))
@@ -148,14 +145,14 @@ public actor SecretServiceTokenStore: CoordinatedTokenStore {
         let key = TokenStoreKey(service: service, account: account)
         let lock = try await FileLock.acquire(lockFile: lockFile, timeout: lockTimeout)
         defer { lock.release() }
-        let (bus, collection, current) = try await run(key) { bus in
-            let collection = try await self.collection(bus, key: key)
+        let (bus, collection, current) = try await run(.profile(key)) { bus in
+            let collection = try await self.collectionPath(bus, .profile(key))
             return (bus, collection, try await self.read(key, bus, collection)?.session)
         }
         var session = current
         let result = try await body(&session)
         guard session != current else { return result }
-        try await run(key) { _ in
+        try await run(.profile(key)) { _ in
             if let session {
                 try await self.write(session, key, bus, collection)
             } else {
@@ -168,8 +165,8 @@ public actor SecretServiceTokenStore: CoordinatedTokenStore {
 
     /// Every key this store holds in the collection, sorted.
     public func keys() async throws -> [TokenStoreKey] {
-        try await run(nil) { bus in
-            let collection = try await self.collection(bus, key: nil)
+        try await run(.none) { bus in
+            let collection = try await self.collectionPath(bus, .none)
             let items = try await bus.searchItems(
                 in: collection,
                 ["application": Self.application, "xdg:schema": Self.schema]
@@ -204,48 +201,6 @@ public actor SecretServiceTokenStore: CoordinatedTokenStore {
         return "remote-auth: \(key.service) (\(key.account))"
     }
 
-    /// The collection's path, unlocked.
-    private func collection(_ bus: SecretService, key: TokenStoreKey?) async throws -> String {
-        let path: String
-        switch collection {
-        case .alias(let alias):
-            guard let found = try await bus.collection(alias: alias) else {
-                throw KeyringError(
-                    .noCollection,
-                    key: key,
-                    reason: "the Secret Service has no \(collection): create a keyring in the desktop's keyring manager"
-                )
-            }
-            path = found
-        case .path(let given):
-            path = given
-        }
-        let locked: Bool
-        do {
-            locked = try await bus.isLocked(path)
-        } catch let error as DBusError where error.errorName == "org.freedesktop.Secret.Error.NoSuchObject" {
-            throw KeyringError(.noCollection, key: key, reason: "the Secret Service has no \(collection)", dbus: error)
-        }
-        if locked, !(try await bus.unlock([path])) {
-            throw self.locked(key)
-        }
-        return path
-    }
-
-    private func locked(_ key: TokenStoreKey?) -> KeyringError {
-        KeyringError(
-            .locked,
-            key: key,
-            reason:
-                "the keyring's \(collection) is locked and unlocking it needs a password at a prompt\(Self.naming(key)): unlock the keyring and try again; nothing was written"
-        )
-    }
-
-    private static func naming(_ key: TokenStoreKey?) -> String {
-        key.map { " (profile '\(DBusError.printable($0.service))', account '\(DBusError.printable($0.account))')" }
-            ?? ""
-    }
-
     /// This store's item for the key, or `nil`.
     ///
     /// - Throws: `.foreignItem` for an item another program wrote under the key's attributes;
@@ -258,7 +213,7 @@ public actor SecretServiceTokenStore: CoordinatedTokenStore {
                     .foreignItem,
                     key: key,
                     reason:
-                        "the keyring item \(item) has the attributes of\(Self.naming(key)) but was not written by remote-auth (no xdg:schema \(Self.schema)): it is left as it is; remove it (secret-tool clear application \(Self.application) service \(key.service) account \(key.account)) to use the profile here"
+                        "the keyring item \(item) has the attributes of\(KeyringSubject.profile(key).naming) but was not written by remote-auth (no xdg:schema \(Self.schema)): it is left as it is; remove it (secret-tool clear application \(Self.application) service \(key.service) account \(key.account)) to use the profile here"
                 )
             }
             ours.append(item)
@@ -267,7 +222,7 @@ public actor SecretServiceTokenStore: CoordinatedTokenStore {
             throw KeyringError(
                 .duplicateItems,
                 key: key,
-                reason: "the keyring holds \(ours.count) items for\(Self.naming(key))"
+                reason: "the keyring holds \(ours.count) items for\(KeyringSubject.profile(key).naming)"
             )
         }
         return ours.first
@@ -288,7 +243,7 @@ public actor SecretServiceTokenStore: CoordinatedTokenStore {
                 .undecodable,
                 key: key,
                 reason:
-                    "the keyring item \(item) for\(Self.naming(key)) does not hold a session remote-auth can read (\(value.count) bytes): it is left as it is; remove the profile to replace it"
+                    "the keyring item \(item) for\(KeyringSubject.profile(key).naming) does not hold a session remote-auth can read (\(value.count) bytes): it is left as it is; remove the profile to replace it"
             )
         }
         return (item, session)
@@ -312,82 +267,11 @@ public actor SecretServiceTokenStore: CoordinatedTokenStore {
             secret: secret,
             contentType: Self.contentType
         )
-        guard created != nil else { throw locked(key) }
+        guard created != nil else { throw lockedError(.profile(key)) }
     }
 
     private func delete(_ key: TokenStoreKey, _ bus: SecretService, _ collection: String) async throws {
         guard let item = try await item(key, bus, collection) else { return }
-        guard try await bus.delete(item) else { throw locked(key) }
-    }
-
-    // MARK: The connection
-
-    /// Runs `body` on the open connection (opening it first), a D-Bus error turned into a
-    /// ``KeyringError`` naming `key`; a connection that failed is dropped, so the next call
-    /// opens another.
-    private func run<T: Sendable>(
-        _ key: TokenStoreKey?,
-        _ body: (SecretService) async throws -> T
-    ) async throws -> T {
-        let bus: SecretService
-        if let service {
-            bus = service
-        } else {
-            guard let address, !address.isEmpty else {
-                throw KeyringError(
-                    .unavailable,
-                    key: key,
-                    reason: "no Secret Service: DBUS_SESSION_BUS_ADDRESS is not set (no desktop session on this bus)",
-                    dbus: DBusError(.noBus, "DBUS_SESSION_BUS_ADDRESS is not set")
-                )
-            }
-            do {
-                bus = try await SecretService.open(address: address, timeout: timeout)
-            } catch let error as DBusError {
-                throw keyringError(error, key)
-            }
-            if service != nil {
-                await bus.close()
-                return try await run(key, body)
-            }
-            service = bus
-        }
-        do {
-            return try await body(bus)
-        } catch let error as DBusError {
-            if [.connectionClosed, .timeout, .malformedMessage, .messageTooLarge].contains(error.code) {
-                service = nil
-                await bus.close()
-            }
-            throw keyringError(error, key)
-        }
-    }
-
-    private func keyringError(_ error: DBusError, _ key: TokenStoreKey?) -> KeyringError {
-        let unavailableNames = [
-            "org.freedesktop.DBus.Error.ServiceUnknown", "org.freedesktop.DBus.Error.NameHasNoOwner",
-            "org.freedesktop.DBus.Error.NoServer", "org.freedesktop.DBus.Error.Spawn.ChildExited",
-            "org.freedesktop.DBus.Error.Spawn.ExecFailed",
-        ]
-        switch error.code {
-        case .noBus, .unsupportedAddress, .connectFailed, .authenticationRejected:
-            return KeyringError(.unavailable, key: key, reason: "no Secret Service: \(error.reason)", dbus: error)
-        case .methodError where error.errorName.map(unavailableNames.contains) == true:
-            return KeyringError(
-                .unavailable,
-                key: key,
-                reason: "no Secret Service answers on the session bus: \(error.reason)",
-                dbus: error
-            )
-        case .methodError where error.errorName == "org.freedesktop.Secret.Error.IsLocked":
-            return locked(key)
-        default:
-            return KeyringError(
-                .failed,
-                key: key,
-                reason: "the Secret Service failed\(Self.naming(key)): \(error.reason)",
-                dbus: error
-            )
-        }
+        guard try await bus.delete(item) else { throw lockedError(.profile(key)) }
     }
 }

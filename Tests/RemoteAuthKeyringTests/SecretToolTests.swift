@@ -101,4 +101,33 @@ struct SecretToolTests {
         #expect(try await store.session(service: profile, account: "demo-app") == nil)
         await store.close()
     }
+
+    /// A credential kept in the login keyring ('default', where secret-tool looks): found by its
+    /// scope's attributes, the label naming the user and the origin, the secret its JSON.
+    @Test func secretToolReadsACredentialTheStoreWrote() async throws {
+        let host = "st-\(UUID().uuidString.prefix(8).lowercased()).example"
+        let scope = try AuthScope(url: "https://\(host):8443", realm: "Photos")
+        let store = try await SecretServiceCredentialStore.open()
+        try await store.add(Credential(user: "alice", password: "wonder-SECRET", schemes: .basic), for: scope)
+        let lookup = try await Self.secretTool([
+            "lookup", "application", "remote-auth", "protocol", "https", "server", host, "port", "8443", "realm", "Photos",
+        ])
+        #expect(lookup.status == 0)
+        #expect(
+            lookup.output == #"{"allowsPlainHTTP":false,"password":"wonder-SECRET","schemes":["basic"],"user":"alice"}"#
+        )
+        let search = try await Self.secretTool(["search", "--all", "application", "remote-auth", "server", host])
+        let lines = search.output.split(separator: "\n").map(String.init)
+        #expect(lines.contains("label = remote-auth: alice at https://\(host):8443 (realm \"Photos\")"), "\(lines)")
+        #expect(lines.contains("attribute.protocol = https"))
+        #expect(lines.contains("attribute.port = 8443"))
+        #expect(lines.contains("attribute.realm = Photos"))
+        #expect(lines.contains("schema = org.remoteauth.Credential"))
+        for line in lines where !line.hasPrefix("secret = ") { #expect(!line.contains("SECRET"), "\(line)") }
+        try await store.remove(scope)
+        #expect(
+            try await Self.secretTool(["search", "--all", "application", "remote-auth", "server", host]).output == ""
+        )
+        await store.close()
+    }
 }

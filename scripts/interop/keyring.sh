@@ -5,7 +5,8 @@
 # abstract socket (unix:abstract=) for the D-Bus client's own tests. Runs every test whose name
 # has "Keyring" with REMOTE_AUTH_KEYRING_TESTS=1: the D-Bus wire format, the connection on both
 # kinds of address, the store's items, other programs' items, a collection locked between calls,
-# the shared lock, and libsecret's secret-tool reading what the store wrote and writing what the
+# the shared lock, the credential store (SecretServiceCredentialStore: its items, a client answering
+# the sandbox from it), and libsecret's secret-tool reading what the stores wrote and writing what the
 # store refuses as another program's (REMOTE_AUTH_SECRET_TOOL); and the tool's profiles in the
 # login keyring (KeyringCLITests: profiles list and migrate both ways, foreign and undecodable
 # items left alone, secret-tool search, 4 processes x 50 requests refreshing through the keyring).
