@@ -18,7 +18,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 N1=${N1:-200}
 N2=${N2:-1200}
-SCRATCH=.build-release
+SCRATCH=${SCRATCH:-.build-release}
 WORK=$SCRATCH/count-instructions
 ALL=(oauth1-header hmac-sha1-raw hmac-sha1-keyed oauth1-sign-request oauth1-verify
     digest-sha256-response digest-sha256-authorization digest-sha256-raw

@@ -61,7 +61,7 @@ extension AWS {
         /// The service of the credential scope (`s3`, `execute-api`).
         public let service: String
         let now: @Sendable () -> Int64
-        private let keys: Locked<(scope: String, key: [UInt8])?>
+        private let keys: Locked<DayKey?>
 
         /// - Parameter now: the clock, seconds since 1970 (`X-Amz-Date`).
         /// - Parameter credentials: the access key that signs.
@@ -86,12 +86,16 @@ extension AWS {
             /// The request with `Authorization`, `X-Amz-Date` (and `X-Amz-Security-Token`,
             /// `x-amz-content-sha256`), or, presigned, with the signature in its query.
             public let request: HTTPRequest
-            /// The canonical request (method, path, query, signed headers, payload hash).
-            public let canonicalRequest: String
-            /// The string to sign: the algorithm, the date, the scope and the canonical request's hash.
-            public let stringToSign: String
+            /// The canonical request's bytes, as hashed.
+            let canonicalBytes: [UInt8]
+            /// The string to sign's bytes, as signed.
+            let stringToSignBytes: [UInt8]
             /// The signature, lowercase hex.
             public let signature: String
+            /// The canonical request (method, path, query, signed headers, payload hash).
+            public var canonicalRequest: String { String(decoding: canonicalBytes, as: UTF8.self) }
+            /// The string to sign: the algorithm, the date, the scope and the canonical request's hash.
+            public var stringToSign: String { String(decoding: stringToSignBytes, as: UTF8.self) }
 
             /// The method and redacted URL: the canonical request holds a session token.
             public var description: String {
@@ -119,17 +123,41 @@ extension AWS {
             let date = date ?? Self.amzDate(now())
             let hash = payloadHash ?? Self.hexSHA256(body ?? [])
             var signed = request
-            for name in [Self.amzDate, Self.securityToken, Self.contentSHA256, HTTPField.Name.authorization] {
-                signed.headerFields[name] = nil
+            // The fields this sets, removed first (one pass to find whether there are any).
+            if signed.headerFields.contains(where: { Self.isSet($0.name.canonicalName) }) {
+                for name in [Self.amzDate, Self.securityToken, Self.contentSHA256, HTTPField.Name.authorization] {
+                    signed.headerFields[name] = nil
+                }
             }
-            signed.headerFields[Self.amzDate] = date
-            if let token = credentials.sessionToken { signed.headerFields[Self.securityToken] = token.reveal() }
-            if service == "s3" { signed.headerFields[Self.contentSHA256] = hash }
+            signed.headerFields.append(HTTPField(name: Self.amzDate, value: date))
+            if let token = credentials.sessionToken {
+                signed.headerFields.append(HTTPField(name: Self.securityToken, value: token.reveal()))
+            }
+            if service == "s3" { signed.headerFields.append(HTTPField(name: Self.contentSHA256, value: hash)) }
             let canonical = try canonicalRequest(signed, extraQuery: [], payloadHash: hash)
-            let (stringToSign, signature) = sign(canonical: canonical.text, date: date)
-            signed.headerFields[.authorization] =
-                "\(Self.algorithm) Credential=\(credentials.accessKeyID)/\(scope(date)), SignedHeaders=\(canonical.signedHeaders), Signature=\(signature)"
-            return Signed(request: signed, canonicalRequest: canonical.text, stringToSign: stringToSign, signature: signature)
+            let dayKey = self.dayKey(date: date)
+            let (stringToSign, signature) = sign(canonical: canonical.bytes, date: date, dayKey: dayKey)
+            // `AWS4-HMAC-SHA256 Credential=ID/SCOPE, SignedHeaders=NAMES, Signature=HEX`.
+            var authorization: [UInt8] = []
+            authorization.reserveCapacity(
+                128 + credentials.accessKeyID.utf8.count + dayKey.scope.utf8.count + canonical.signedRange.count
+            )
+            authorization.append(contentsOf: Self.algorithm.utf8)
+            authorization.append(contentsOf: " Credential=".utf8)
+            authorization.append(contentsOf: credentials.accessKeyID.utf8)
+            authorization.append(UInt8(ascii: "/"))
+            authorization.append(contentsOf: dayKey.scope.utf8)
+            authorization.append(contentsOf: ", SignedHeaders=".utf8)
+            authorization.append(contentsOf: canonical.bytes[canonical.signedRange])
+            authorization.append(contentsOf: ", Signature=".utf8)
+            authorization.append(contentsOf: signature.utf8)
+            signed.headerFields.append(HTTPField(name: .authorization, lenientValue: authorization))
+            return Signed(
+                request: signed,
+                canonicalBytes: canonical.bytes,
+                stringToSignBytes: stringToSign,
+                signature: signature
+            )
         }
 
         /// `request` as a presigned URL valid for `expires` seconds (at most 7 days): the
@@ -147,22 +175,29 @@ extension AWS {
             let hash = service == "s3" ? "UNSIGNED-PAYLOAD" : Self.hexSHA256(body ?? [])
             var signed = request
             signed.headerFields[.authorization] = nil
-            let headers = try Self.canonicalHeaders(signed)
+            var scratch: [UInt8] = []
+            let signedRange = try Self.appendCanonicalHeaders(signed, to: &scratch)
+            let signedHeaders = String(decoding: scratch[signedRange], as: UTF8.self)
             var parameters: [(String, String)] = [
                 ("X-Amz-Algorithm", Self.algorithm),
                 ("X-Amz-Credential", "\(credentials.accessKeyID)/\(scope(date))"),
                 ("X-Amz-Date", date),
                 ("X-Amz-Expires", String(expires)),
-                ("X-Amz-SignedHeaders", headers.signed),
+                ("X-Amz-SignedHeaders", signedHeaders),
             ]
             if let token = credentials.sessionToken { parameters.append(("X-Amz-Security-Token", token.reveal())) }
             let canonical = try canonicalRequest(signed, extraQuery: parameters, payloadHash: hash)
-            let (stringToSign, signature) = sign(canonical: canonical.text, date: date)
+            let (stringToSign, signature) = sign(canonical: canonical.bytes, date: date, dayKey: dayKey(date: date))
             parameters.append(("X-Amz-Signature", signature))
             let path = signed.path ?? "/"
             let added = parameters.map { Self.uriEncode($0.0) + "=" + Self.uriEncode($0.1) }.joined(separator: "&")
             signed.path = path + (path.contains("?") ? (path.hasSuffix("?") || path.hasSuffix("&") ? "" : "&") : "?") + added
-            return Signed(request: signed, canonicalRequest: canonical.text, stringToSign: stringToSign, signature: signature)
+            return Signed(
+                request: signed,
+                canonicalBytes: canonical.bytes,
+                stringToSignBytes: stringToSign,
+                signature: signature
+            )
         }
 
         public var description: String { "AWS.SigV4Signer(\(credentials), \(region), \(service))" }
@@ -182,120 +217,77 @@ extension AWS {
         static let amzDate = HTTPField.Name("X-Amz-Date")!
         static let securityToken = HTTPField.Name("X-Amz-Security-Token")!
         static let contentSHA256 = HTTPField.Name("x-amz-content-sha256")!
-        /// Fields never signed (botocore's list, and the signature's own field).
-        static let unsigned: Set<String> = ["authorization", "user-agent", "expect", "x-amzn-trace-id"]
 
         /// `yyyyMMdd/region/service/aws4_request`.
-        func scope(_ date: String) -> String { "\(date.prefix(8))/\(region)/\(service)/aws4_request" }
+        func scope(_ date: String) -> String {
+            var scope = String(decoding: date.utf8.prefix(8), as: UTF8.self)
+            scope.reserveCapacity(22 + region.utf8.count + service.utf8.count)
+            scope += "/"
+            scope += region
+            scope += "/"
+            scope += service
+            scope += "/aws4_request"
+            return scope
+        }
+
+        /// Whether the signer sets the field (lowercase name) itself.
+        static func isSet(_ name: String) -> Bool {
+            switch name {
+            case "x-amz-date", "x-amz-security-token", "x-amz-content-sha256", "authorization": true
+            default: false
+            }
+        }
+
+        /// The day's signing key for one scope, and an HMAC-SHA256 already keyed with it (copied
+        /// for each signature, so that the key's inner and outer blocks are hashed once a day).
+        struct DayKey: Sendable {
+            /// `yyyyMMdd`.
+            var day: String
+            /// `yyyyMMdd/region/service/aws4_request`.
+            var scope: String
+            var key: SymmetricKey
+            var hmac: HMAC<SHA256>
+        }
 
         /// The string to sign and the signature of `canonical`, with the day's key.
-        func sign(canonical: String, date: String) -> (String, String) {
-            let stringToSign = "\(Self.algorithm)\n\(date)\n\(scope(date))\n\(Self.hexSHA256(Array(canonical.utf8)))"
-            let key = signingKey(date: date)
-            let mac = HMAC<SHA256>.authenticationCode(for: Array(stringToSign.utf8), using: SymmetricKey(data: key))
-            return (stringToSign, Hex.encode(Array(mac)))
+        func sign(canonical: [UInt8], date: String, dayKey: DayKey) -> (stringToSign: [UInt8], signature: String) {
+            var stringToSign: [UInt8] = []
+            stringToSign.reserveCapacity(Self.algorithm.utf8.count + date.utf8.count + dayKey.scope.utf8.count + 67)
+            stringToSign.append(contentsOf: Self.algorithm.utf8)
+            stringToSign.append(0x0A)
+            stringToSign.append(contentsOf: date.utf8)
+            stringToSign.append(0x0A)
+            stringToSign.append(contentsOf: dayKey.scope.utf8)
+            stringToSign.append(0x0A)
+            // The buffer-pointer entry point: `hash(data:)` iterates a `DataProtocol`'s regions
+            // generically, which costs more than hashing the few hundred bytes here.
+            var hasher = SHA256()
+            canonical.withUnsafeBytes { hasher.update(bufferPointer: $0) }
+            hasher.finalize().withUnsafeBytes { Self.appendHex($0, to: &stringToSign) }
+            var hmac = dayKey.hmac
+            hmac.update(data: stringToSign)
+            return (stringToSign, hmac.finalize().withUnsafeBytes { Hex.encode($0) })
         }
 
         /// kSigning = HMAC(HMAC(HMAC(HMAC("AWS4" + secret, day), region), service), "aws4_request"),
         /// derived once per day, region and service.
         func signingKey(date: String) -> [UInt8] {
-            let scope = self.scope(date)
-            if let cached = keys.withLock({ $0 }), cached.scope == scope { return cached.key }
+            dayKey(date: date).key.withUnsafeBytes { Array($0) }
+        }
+
+        /// The day's key (``signingKey(date:)``) and scope for `date` (`yyyyMMddTHHmmssZ`),
+        /// cached for the day.
+        func dayKey(date: String) -> DayKey {
+            let day = String(decoding: date.utf8.prefix(8), as: UTF8.self)
+            if let cached = keys.withLock({ $0 }), cached.day == day { return cached }
             var key = credentials.secretAccessKey.withRevealedUTF8 { Array("AWS4".utf8) + Array($0) }
-            for part in [String(date.prefix(8)), region, service, "aws4_request"] {
+            for part in [day, region, service, "aws4_request"] {
                 key = Array(HMAC<SHA256>.authenticationCode(for: Array(part.utf8), using: SymmetricKey(data: key)))
             }
-            let derived = key
-            keys.withLock { $0 = (scope, derived) }
-            return derived
-        }
-
-        /// The canonical request and its signed header names.
-        func canonicalRequest(
-            _ request: HTTPRequest,
-            extraQuery: [(String, String)],
-            payloadHash: String
-        ) throws -> (text: String, signedHeaders: String) {
-            let target = request.target
-            let path = String(target.path)
-            let query = String(target.query ?? "")
-            let headers = try Self.canonicalHeaders(request)
-            let text = [
-                request.method.rawValue,
-                canonicalPath(path),
-                Self.canonicalQuery(query, extra: extraQuery),
-                headers.text,
-                headers.signed,
-                payloadHash,
-            ].joined(separator: "\n")
-            return (text, headers.signed)
-        }
-
-        /// The path as signed: normalized and encoded again, or for S3 as sent.
-        ///
-        /// The normalization is the AWS SDKs' (botocore's `remove_dot_segments`): empty, `.`
-        /// and `..` segments go, and the path keeps its trailing `/` only when it had one and
-        /// segments remain, so `/a/b/..` is `/a` where RFC 3986 §5.2.4 would give `/a/`, and
-        /// `//a//` is `/a/`. The server computes the same, so it is followed byte for byte.
-        func canonicalPath(_ path: String) -> String {
-            let path = path.isEmpty ? "/" : path
-            guard service != "s3" else { return path }
-            var segments: [Substring] = []
-            for segment in path.split(separator: "/", omittingEmptySubsequences: true) where segment != "." {
-                if segment == ".." {
-                    _ = segments.popLast()
-                } else {
-                    segments.append(segment)
-                }
-            }
-            let trailing = path.hasSuffix("/") && !segments.isEmpty ? "/" : ""
-            return "/" + segments.map { Self.uriEncode(String($0)) }.joined(separator: "/") + trailing
-        }
-
-        /// The query's parameters, decoded, encoded again and sorted.
-        static func canonicalQuery(_ query: String, extra: [(String, String)]) -> String {
-            var pairs: [(String, String)] = []
-            for part in query.split(separator: "&", omittingEmptySubsequences: true) {
-                let equals = part.firstIndex(of: "=")
-                let name = String(part[..<(equals ?? part.endIndex)])
-                let value = equals.map { String(part[part.index(after: $0)...]) } ?? ""
-                pairs.append((uriEncode(percentDecode(name)), uriEncode(percentDecode(value))))
-            }
-            pairs += extra.map { (uriEncode($0.0), uriEncode($0.1)) }
-            pairs.sort { $0.0 == $1.0 ? $0.1.utf8.lexicographicallyPrecedes($1.1.utf8) : $0.0.utf8.lexicographicallyPrecedes($1.0.utf8) }
-            return pairs.map { $0.0 + "=" + $0.1 }.joined(separator: "&")
-        }
-
-        /// `name:value\n` lines sorted by name, and the names joined with `;`.
-        static func canonicalHeaders(_ request: HTTPRequest) throws -> (text: String, signed: String) {
-            guard let authority = request.authority, !authority.isEmpty else {
-                throw SigV4Error("the request has no authority: SigV4 signs the host")
-            }
-            var values: [String: [String]] = ["host": [authority]]
-            for field in request.headerFields {
-                let name = field.name.canonicalName
-                guard name != "host", !unsigned.contains(name) else { continue }
-                values[name, default: []].append(foldSpaces(field.value))
-            }
-            let names = values.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-            let text = names.map { "\($0):\(values[$0]!.joined(separator: ","))\n" }.joined()
-            return (text, names.joined(separator: ";"))
-        }
-
-        /// Trimmed, with each inner run of spaces and tabs folded to one space.
-        static func foldSpaces(_ value: String) -> String {
-            var output: [UInt8] = []
-            var pendingSpace = false
-            for octet in value.utf8 {
-                if octet == 0x20 || octet == 0x09 {
-                    pendingSpace = !output.isEmpty
-                    continue
-                }
-                if pendingSpace { output.append(0x20) }
-                pendingSpace = false
-                output.append(octet)
-            }
-            return String(decoding: output, as: UTF8.self)
+            let derived = SymmetricKey(data: key)
+            let dayKey = DayKey(day: day, scope: scope(date), key: derived, hmac: HMAC<SHA256>(key: derived))
+            keys.withLock { $0 = dayKey }
+            return dayKey
         }
 
         /// AWS's URI encoding: `A-Z a-z 0-9 - _ . ~` as they are, every other octet `%XY`

@@ -92,7 +92,7 @@ extension AWS {
                 service: scope[3]
             )
             let canonical = try signer.canonicalRequest(covered, extraQuery: [], payloadHash: declared ?? hash)
-            let (_, expected) = signer.sign(canonical: canonical.text, date: date)
+            let (_, expected) = signer.sign(canonical: canonical.bytes, date: date, dayKey: signer.dayKey(date: date))
             guard canonical.signedHeaders == fields.signedHeaders, constantTimeEquals(expected, fields.signature) else {
                 throw SigV4Error("the signature does not match the request", code: .signatureDoesNotMatch)
             }

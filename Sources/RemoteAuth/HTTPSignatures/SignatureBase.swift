@@ -63,21 +63,43 @@ extension HTTPMessageSignatures {
     ///   ``Error/Code/componentNotApplicable``, ``Error/Code/invalidStructuredField``,
     ///   ``Error/Code/trailersUnavailable``.
     public static func signatureBase(for message: Message, input: SignatureInput) throws -> String {
+        try signatureBase(for: message, input: input, serializedComponents: nil).base
+    }
+
+    /// The signature base, and the serialized signature parameters (its last line's value, and
+    /// the signature's member of `Signature-Input`), with the components' identifiers already
+    /// serialized when `serializedComponents` holds them (a signer's, serialized once).
+    static func signatureBase(
+        for message: Message,
+        input: SignatureInput,
+        serializedComponents: [String]?
+    ) throws -> (base: String, parameters: String) {
         var base = ""
-        var seen = Set<ComponentIdentifier>()
+        base.reserveCapacity(256)
+        let components = input.components
+        // A hostile Signature-Input may list many components: a set beyond a few.
+        var seen = components.count > 16 ? Set<ComponentIdentifier>() : nil
         // 1. Each covered component, in order.
-        for component in input.components {
+        for index in components.indices {
+            let component = components[index]
             // 2.1 An identifier covered twice is an error.
-            guard seen.insert(component).inserted else {
+            let repeated =
+                seen == nil ? components[..<index].contains(component) : !seen!.insert(component).inserted
+            guard !repeated else {
                 throw Error(.duplicateComponent, "\(component) is covered twice (RFC 9421 §2.5)")
             }
             // 2.2–2.5 The serialized identifier, ": ", the component value, LF.
             let value = try componentValue(component, of: message)
-            base += "\(try component.serialized()): \(value)\n"
+            base += try serializedComponents?[index] ?? component.serialized()
+            base += ": "
+            base += value
+            base += "\n"
         }
         // 3. The signature parameters line, with no LF after it.
-        base += "\"@signature-params\": \(try input.serialized())"
-        return base
+        let parameters = try input.serialized()
+        base += "\"@signature-params\": "
+        base += parameters
+        return (base, parameters)
     }
 
     /// The value of one component of `message`

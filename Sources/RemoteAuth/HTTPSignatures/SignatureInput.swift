@@ -267,13 +267,16 @@ extension HTTPMessageSignatures {
         /// the other signatures' lines as they are (a dictionary may span lines, RFC 8941 §3.2).
         /// - Throws: ``Error/Code/duplicateLabel`` when `fields` already uses `label` (§4.1:
         ///   labels are unique within a message).
-        static func append(label: String, input: SignatureInput, signature: [UInt8], to fields: inout HTTPFields) throws
-        {
+        static func append(
+            label: String,
+            input: SignatureInput,
+            signature: [UInt8],
+            to fields: inout HTTPFields,
+            serializedInput: String? = nil
+        ) throws {
             guard !(try labels(in: fields)).contains(label) else {
                 throw Error(.duplicateLabel, "the message already has a signature labelled '\(label)'")
             }
-            var inputMember = StructuredFields.Dictionary()
-            inputMember[label] = .innerList(input.innerList)
             var signatureMember = StructuredFields.Dictionary()
             signatureMember[label] = .item(
                 Item(
@@ -284,8 +287,17 @@ extension HTTPMessageSignatures {
             let inputLine: String
             let signatureLine: String
             do {
-                inputLine = try StructuredFields.serialize(inputMember)
                 signatureLine = try StructuredFields.serialize(signatureMember)
+                if let serializedInput {
+                    // RFC 8941 §4.1.2: a dictionary's member is its key, "=", and its value
+                    // serialized; the key is the label the serializer has just accepted, the
+                    // value the inner list serialized for `@signature-params` (§2.3: the same).
+                    inputLine = label + "=" + serializedInput
+                } else {
+                    var inputMember = StructuredFields.Dictionary()
+                    inputMember[label] = .innerList(input.innerList)
+                    inputLine = try StructuredFields.serialize(inputMember)
+                }
             } catch {
                 throw Error(
                     .malformedSignatureInput,

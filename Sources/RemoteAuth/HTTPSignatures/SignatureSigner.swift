@@ -15,7 +15,11 @@ extension HTTPMessageSignatures {
         /// The signature's label in `Signature-Input` and `Signature` (§4.1).
         public var label: String
         /// The covered components, in order.
-        public var components: [ComponentIdentifier]
+        public var components: [ComponentIdentifier] {
+            didSet { serializedComponents = Self.serialize(components) }
+        }
+        /// ``components``' identifiers serialized (§2.5 step 2.2), once; `nil` when one cannot be.
+        private var serializedComponents: [String]?
         /// Send `alg` (§2.3). The verifier's allow-list decides in any case.
         public var includesAlgorithm = true
         /// Seconds after `created` when the signature expires (`expires`, §2.3); `nil` sends none.
@@ -42,7 +46,12 @@ extension HTTPMessageSignatures {
             self.key = key
             self.label = label
             self.components = components
+            self.serializedComponents = Self.serialize(components)
             self.now = now
+        }
+
+        private static func serialize(_ components: [ComponentIdentifier]) -> [String]? {
+            try? components.map { try $0.serialized() }
         }
 
         /// What was signed: the signature input, the signature base, and the signature.
@@ -76,15 +85,17 @@ extension HTTPMessageSignatures {
         /// - Throws: ``Error`` (a §2.5 rule, ``Error/Code/duplicateLabel``).
         @discardableResult
         public func sign(_ request: inout HTTPRequest, trailerFields: HTTPFields? = nil) throws -> Signed {
-            let signed = try sign(
+            let (signed, parameters) = try sign(
                 .request(request, trailerFields: trailerFields),
-                input: signatureInput(created: now())
+                input: signatureInput(created: now()),
+                serializedComponents: serializedComponents
             )
             try MessageSignatures.append(
                 label: label,
                 input: signed.input,
                 signature: signed.signature,
-                to: &request.headerFields
+                to: &request.headerFields,
+                serializedInput: parameters
             )
             return signed
         }
@@ -94,12 +105,17 @@ extension HTTPMessageSignatures {
         /// - Throws: ``Error`` (a §2.5 rule, ``Error/Code/duplicateLabel``).
         @discardableResult
         public func sign(_ response: inout HTTPResponse, for request: HTTPRequest? = nil) throws -> Signed {
-            let signed = try sign(.response(response, for: request), input: signatureInput(created: now()))
+            let (signed, parameters) = try sign(
+                .response(response, for: request),
+                input: signatureInput(created: now()),
+                serializedComponents: serializedComponents
+            )
             try MessageSignatures.append(
                 label: label,
                 input: signed.input,
                 signature: signed.signature,
-                to: &response.headerFields
+                to: &response.headerFields,
+                serializedInput: parameters
             )
             return signed
         }
@@ -107,9 +123,23 @@ extension HTTPMessageSignatures {
         /// Signs `message` with an explicit `input` (its parameters as given, in order), without
         /// writing any field.
         public func sign(_ message: Message, input: SignatureInput) throws -> Signed {
-            let base = try HTTPMessageSignatures.signatureBase(for: message, input: input)
+            try sign(message, input: input, serializedComponents: input.components == components ? serializedComponents : nil)
+                .signed
+        }
+
+        /// The signature, and the serialized signature parameters.
+        private func sign(
+            _ message: Message,
+            input: SignatureInput,
+            serializedComponents: [String]?
+        ) throws -> (signed: Signed, parameters: String) {
+            let (base, parameters) = try HTTPMessageSignatures.signatureBase(
+                for: message,
+                input: input,
+                serializedComponents: serializedComponents
+            )
             let signature = try key.signature(for: Array(base.utf8))
-            return Signed(label: label, input: input, signatureBase: base, signature: signature)
+            return (Signed(label: label, input: input, signatureBase: base, signature: signature), parameters)
         }
 
         public var description: String { "HTTPMessageSignatures.Signer(\(label), \(key))" }
