@@ -232,8 +232,11 @@ extension AWS {
 
         /// Whether the signer sets the field (lowercase name) itself.
         static func isSet(_ name: String) -> Bool {
-            switch name {
-            case "x-amz-date", "x-amz-security-token", "x-amz-content-sha256", "authorization": true
+            // Most names are none of these: their length says so without comparing the text.
+            switch name.utf8.count {
+            case 10: name == "x-amz-date"
+            case 20: name == "x-amz-security-token" || name == "x-amz-content-sha256"
+            case 13: name == "authorization"
             default: false
             }
         }

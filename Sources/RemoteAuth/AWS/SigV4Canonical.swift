@@ -97,8 +97,12 @@ extension AWS.SigV4Signer {
     /// Whether SigV4 leaves the field (lowercase name) unsigned: botocore's list, and the
     /// signature's own field.
     static func isUnsigned(_ name: String) -> Bool {
-        switch name {
-        case "authorization", "user-agent", "expect", "x-amzn-trace-id": true
+        // Most names are none of these: their length says so without comparing the text.
+        switch name.utf8.count {
+        case 13: name == "authorization"
+        case 10: name == "user-agent"
+        case 6: name == "expect"
+        case 15: name == "x-amzn-trace-id"
         default: false
         }
     }
@@ -115,7 +119,7 @@ extension AWS.SigV4Signer {
         fields.append(("host", authority))
         for field in request.headerFields {
             let name = field.name.canonicalName
-            guard name != "host", !isUnsigned(name) else { continue }
+            guard !(name.utf8.count == 4 && name == "host"), !isUnsigned(name) else { continue }
             // Sorted as they come, stable: repeated fields keep their order.
             fields.append((name, field.value))
             var index = fields.count - 1
@@ -188,11 +192,17 @@ extension AWS.SigV4Signer {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// Appends the lowercase hex of `bytes`.
-    static func appendHex(_ digest: some Sequence<UInt8>, to bytes: inout [UInt8]) {
-        for byte in digest {
-            bytes.append(Hex.digit(byte >> 4, uppercase: false))
-            bytes.append(Hex.digit(byte & 0x0F, uppercase: false))
+    /// Appends the lowercase hex of `digest`.
+    static func appendHex(_ digest: UnsafeRawBufferPointer, to bytes: inout [UInt8]) {
+        let start = bytes.count
+        bytes.append(contentsOf: repeatElement(0, count: digest.count * 2))
+        bytes.withUnsafeMutableBufferPointer { buffer in
+            var index = start
+            for byte in digest {
+                buffer[index] = Hex.digit(byte >> 4, uppercase: false)
+                buffer[index + 1] = Hex.digit(byte & 0x0F, uppercase: false)
+                index += 2
+            }
         }
     }
 }
