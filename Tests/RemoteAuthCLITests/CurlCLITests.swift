@@ -205,6 +205,20 @@ import Testing
         )
     }
 
+    /// The whitespace around a -H value is not part of it (RFC 9110 §5.5): sent trimmed, not
+    /// refused as a control character; a control character inside is still refused.
+    @Test func headerValueWhitespaceIsTrimmed() async throws {
+        let result = try await CLI.run(["request", "-v", "-H", "X-Trail: \ta b  \t", "http://127.0.0.1:1/"])
+        #expect(result.status == 7)
+        #expect(result.stderr.contains("> X-Trail: a b\n"), "\(result.stderr)")
+        let control = try await CLI.run(["request", "-H", "X-Trail: a\u{1}b ", "http://127.0.0.1:1/"])
+        #expect(control.status == 2)
+        #expect(
+            control.stderr
+                == "remote-auth: invalid -H X-Trail: its value holds a control character (not shown: it may hold a credential)\n"
+        )
+    }
+
     /// No "did you mean" that points at an unrelated option.
     @Test func unknownOptionsGetNoNonsenseSuggestion() async throws {
         let result = try await CLI.run(["request", "--xml", "x", "http://127.0.0.1:1/"])
