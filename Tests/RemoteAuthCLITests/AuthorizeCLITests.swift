@@ -46,7 +46,9 @@ import Testing
 
         // The URL it prints, then the browser's part over HTTP.
         var text = ""
-        for _ in 0..<150 where !text.contains("Waiting for the browser") {
+        let clock = ContinuousClock()
+        let deadline = clock.now + CLI.hangGuard
+        while !text.contains("Waiting for the browser"), authorize.isRunning, clock.now < deadline {
             try await Task.sleep(for: .milliseconds(100))
             text = String(decoding: try Data(contentsOf: output), as: UTF8.self)
         }

@@ -34,9 +34,12 @@ final class BackgroundCLI {
     var output: String { (try? String(contentsOf: stdout, encoding: .utf8)) ?? "" }
     var errors: String { (try? String(contentsOf: stderr, encoding: .utf8)) ?? "" }
 
-    /// Waits until stderr contains `text` (up to 15 s).
+    /// Waits until stderr contains `text` or the process ends (only a hang is cut, at
+    /// `CLI.hangGuard`).
     func waitForError(_ text: String) async throws {
-        for _ in 0..<150 where !errors.contains(text) && process.isRunning {
+        let clock = ContinuousClock()
+        let deadline = clock.now + CLI.hangGuard
+        while !errors.contains(text), process.isRunning, clock.now < deadline {
             try await Task.sleep(for: .milliseconds(100))
         }
     }

@@ -15,6 +15,11 @@ enum CLI {
     /// unless a test says otherwise, so that no test depends on a desktop keyring of the machine.
     static let environment = ProcessInfo.processInfo.environment.merging(["REMOTE_AUTH_STORE": "file"]) { $1 }
 
+    /// How long a wait for a process's output (a banner, a prompt) may take before it counts as
+    /// a hang. Not a speed bound: the waits end as soon as the output is there or the process has
+    /// exited, so a slow start on a loaded machine or under a sanitizer is waited for.
+    static let hangGuard: Duration = .seconds(300)
+
     /// The `remote-auth` binary beside the test bundle (`.build/<triple>/debug/`).
     static func binary() throws -> URL {
         var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()

@@ -28,13 +28,18 @@ final class SandboxProcess {
         try process.run()
     }
 
-    /// Waits for the banner and returns its lines.
+    /// Waits for the banner (or the process's end) and returns its lines. What it tells apart
+    /// is "printed its banner" from "exited": a slow start (a loaded machine, a sanitizer) is
+    /// waited for, and only a hang is cut, at `CLI.hangGuard`.
     func banner() async throws -> [String] {
         var text = ""
-        for _ in 0..<150 where !text.contains("user alice") {
+        let clock = ContinuousClock()
+        let deadline = clock.now + CLI.hangGuard
+        while !text.contains("user alice"), process.isRunning, clock.now < deadline {
             try await Task.sleep(for: .milliseconds(100))
             text = String(decoding: try Data(contentsOf: output), as: UTF8.self)
         }
+        text = String(decoding: try Data(contentsOf: output), as: UTF8.self)
         return text.split(separator: "\n").map(String.init)
     }
 
