@@ -282,18 +282,12 @@ struct RequestCommand: AsyncParsableCommand {
                     "invalid -H (the \(Self.ordinal(index + 1)) one): expected 'Name: value' (not shown: it may hold a credential)"
                 )
             }
-            // RFC 9110 §5.5: the whitespace around a field value is not part of it, and a
-            // recipient strips it. curl 7.88 sends `-H 'X: a  '` with its trailing spaces;
-            // swift-http-types refuses them in a value, so they are trimmed here.
-            let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
-            var value = header[header.index(after: colon)...].drop(while: isSpace)
-            while let last = value.last, isSpace(last) { value = value.dropLast() }
-            guard HTTPField.isValidValue(String(value)) else {
-                throw CLIFailure(
-                    "invalid -H \(name): its value holds a control character (not shown: it may hold a credential)"
-                )
+            // RFC 9110 §5.5: the whitespace around a value is not part of it (curl 7.88 sends it).
+            let value = header[header.index(after: colon)...].trimmingCharacters(in: CharacterSet(charactersIn: " \t"))
+            guard HTTPField.isValidValue(value) else {
+                throw CLIFailure("invalid -H \(name): its value holds a control character (not shown: it may hold a credential)")
             }
-            request.headerFields.append(HTTPField(name: name, value: String(value)))
+            request.headerFields.append(HTTPField(name: name, value: value))
         }
         // curl's defaults in curl's order unless -H gave them: User-Agent, Accept, -H, Content-Type.
         var fields = HTTPFields()
