@@ -7,6 +7,7 @@ import Logging
 import NIOCore
 import NIOSSL
 import RemoteAuth
+import ServiceLifecycle
 
 #if canImport(Glibc)
 import Glibc
@@ -44,12 +45,13 @@ public enum Sandbox {
         _ body: @Sendable (RunningSandbox) async throws -> T
     ) async throws -> T {
         let (started, continuation) = AsyncStream.makeStream(of: RunningSandbox.self)
+        let (stopped, stop) = AsyncStream.makeStream(of: Never.self)
         return try await withThrowingTaskGroup(of: T?.self) { group in
             group.addTask {
                 // A sandbox that cannot start (a bad certificate, a port in use) ends the stream,
                 // so the wait below ends too, and its error is thrown from the group.
                 defer { continuation.finish() }
-                try await run(configuration, handlingSignals: false) { continuation.yield($0) }
+                try await run(configuration, until: stopped) { continuation.yield($0) }
                 return nil
             }
             var iterator = started.makeAsyncIterator()
@@ -57,18 +59,54 @@ public enum Sandbox {
                 while try await group.next() != nil {}
                 throw SandboxError("the sandbox stopped before it started")
             }
-            let result = try await body(sandbox)
-            group.cancelAll()
+            // Stopped gracefully, whether `body` returns or throws: see `run(_:until:onStart:)`.
+            let result: T
+            do {
+                result = try await body(sandbox)
+            } catch {
+                stop.finish()
+                while (try? await group.next()) != nil {}
+                throw error
+            }
+            stop.finish()
             while try await group.next() != nil {}
             return result
         }
     }
+
+    /// Runs a sandbox in this process until `stop` finishes, then shuts it down gracefully: it
+    /// stops accepting, serves the connections it has accepted, and closes them once idle.
+    ///
+    /// Not by cancellation: cancelling the server's task drops the connections it has accepted
+    /// but not yet handed to its accept loop, and SwiftNIO traps on each ("Deinited
+    /// NIOAsyncWriter without calling finish()", apple/swift-nio#2637 and #3481). Seen here under
+    /// ThreadSanitizer, whose slowness widens that window. A connection still busy after
+    /// `gracefulShutdownLimit` is cut (the shutdown escalates to cancellation).
+    static func run(
+        _ configuration: SandboxConfiguration,
+        until stop: AsyncStream<Never>,
+        onStart: @escaping @Sendable (RunningSandbox) -> Void
+    ) async throws {
+        try await run(configuration, handlingSignals: false, stop: stop, onStart: onStart)
+    }
+
+    /// How long an in-process sandbox's graceful shutdown may wait for busy connections.
+    static let gracefulShutdownLimit: Duration = .seconds(60)
 
     /// Runs a sandbox until the task is cancelled or, with `handlingSignals`, SIGTERM or SIGINT
     /// arrives (then it shuts down gracefully); `onStart` is called once it listens.
     public static func run(
         _ configuration: SandboxConfiguration,
         handlingSignals: Bool = true,
+        onStart: @escaping @Sendable (RunningSandbox) -> Void
+    ) async throws {
+        try await run(configuration, handlingSignals: handlingSignals, stop: nil, onStart: onStart)
+    }
+
+    private static func run(
+        _ configuration: SandboxConfiguration,
+        handlingSignals: Bool,
+        stop: AsyncStream<Never>?,
         onStart: @escaping @Sendable (RunningSandbox) -> Void
     ) async throws {
         try checkLoopbackHost(configuration.host)
@@ -119,6 +157,21 @@ public enum Sandbox {
         do {
             if handlingSignals {
                 try await app.runService()
+            } else if let stop {
+                var services = ServiceGroupConfiguration(services: [app], logger: logger)
+                services.maximumGracefulShutdownDuration = gracefulShutdownLimit
+                let group = ServiceGroup(configuration: services)
+                try await withThrowingTaskGroup(of: Void.self) { tasks in
+                    tasks.addTask { try await group.run() }
+                    tasks.addTask {
+                        for await _ in stop {}
+                        await group.triggerGracefulShutdown()
+                    }
+                    // The server ends (after the graceful shutdown, or failing to start); the
+                    // waiter, if still waiting, ends with the group's cancellation.
+                    try await tasks.next()
+                    tasks.cancelAll()
+                }
             } else {
                 try await app.run()
             }
