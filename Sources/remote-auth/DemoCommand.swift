@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HTTPTypes
+import NIOCore
 import RemoteAuth
 import RemoteAuthAsyncHTTPClient
 import RemoteAuthLoopback
@@ -23,6 +24,8 @@ struct DemoCommand: AsyncParsableCommand {
     struct Context: Sendable {
         let base: String
         let transport: AsyncHTTPClientTransport
+        /// How long a wait for the loopback callback may take (`--max-time`).
+        let maxTime: Duration
 
         func get(_ url: String) async throws -> (HTTPResponse, String) {
             let (response, body) = try await transport.send(try HTTPRequest(method: .get, absoluteURL: url), body: nil)
@@ -88,6 +91,15 @@ struct DemoCommand: AsyncParsableCommand {
     )
     var sandboxState: String?
 
+    @Option(
+        name: .customLong("max-time"),
+        help: ArgumentHelp(
+            "Seconds each request on the wire, and each wait for a loopback callback, may take (default 30).",
+            valueName: "seconds"
+        )
+    )
+    var maxTime: Double?
+
     static let steps: [Step] = [
         Step(name: "Basic, challenge") { context in
             let client = try await context.client()
@@ -125,7 +137,7 @@ struct DemoCommand: AsyncParsableCommand {
                 let location = try requireValue(approved.headerFields[.location], "the consent form did not redirect")
                 // The browser lands on the loopback listener, which answers once signed in.
                 async let landing = context.get(location)
-                let access = try await listener.accessToken(for: requestToken, flow: flow, timeout: .seconds(10))
+                let access = try await listener.accessToken(for: requestToken, flow: flow, timeout: context.maxTime)
                 let (page, _) = try await landing
                 try expect(page.status == .ok, "the loopback listener answered \(page.status.code)")
                 return access
@@ -186,6 +198,7 @@ struct DemoCommand: AsyncParsableCommand {
     ]
 
     func run() async throws {
+        let timeout = try RequestCommand.timeAmount(maxTime, option: "--max-time") ?? .seconds(30)
         var configuration = SandboxConfiguration.demo()
         configuration.accessTokenTTL = Self.oauth2AccessTokenTTL
         configuration.devicePollingInterval = 1
@@ -193,8 +206,10 @@ struct DemoCommand: AsyncParsableCommand {
         let steps = Self.steps + Self.oauth2Steps + Self.resourceSteps + Self.openIDSteps + Self.signatureSteps
         let results: [(String, Result<String, any Error>)] = try await Sandbox.withSandbox(configuration) { sandbox in
             Terminal.writeLine("Sandbox at \(sandbox.baseURL)")
-            return try await AsyncHTTPClientTransport.withTransport { transport in
-                let context = Context(base: sandbox.baseURL, transport: transport)
+            return try await AsyncHTTPClientTransport.withTransport(timeout: timeout) { transport in
+                let context = Context(
+                    base: sandbox.baseURL, transport: transport, maxTime: .nanoseconds(timeout.nanoseconds)
+                )
                 var results: [(String, Result<String, any Error>)] = []
                 for (index, step) in steps.enumerated() {
                     let result: Result<String, any Error>

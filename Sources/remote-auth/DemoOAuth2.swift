@@ -156,7 +156,7 @@ extension DemoCommand.Context {
             let location = try await oauth2Consent(request.url)
             // The browser lands on the loopback listener, which answers once the code is redeemed.
             async let landing = get(location)
-            let tokens = try await listener.tokens(for: request.pending, flow: flow, timeout: .seconds(10))
+            let tokens = try await listener.tokens(for: request.pending, flow: flow, timeout: maxTime)
             let (landed, _) = try await landing
             try expect(landed.status == .ok, "the loopback listener answered \(landed.status.code)")
             return (tokens, request.url)
