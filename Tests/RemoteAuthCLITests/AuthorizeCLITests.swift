@@ -11,7 +11,9 @@ import Testing
 /// `remote-auth request --profile` and `remote-auth profiles`.
 @Suite(.timeLimit(.minutes(5))) struct AuthorizeCLITests {
     @Test func demoPassesEveryStep() async throws {
-        let result = try await CLI.run(["demo"])
+        // --max-time: the hang guard, since this tells steps that pass from steps that fail, not
+        // times (a loaded machine or ThreadSanitizer can take over 30 s for one request).
+        let result = try await CLI.run(["demo", "--max-time", CLI.hangGuardSeconds])
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         let lines = result.stdout.split(separator: "\n").map(String.init)
         #expect(lines.last == "demo: 19 passed, 0 failed")
@@ -35,7 +37,7 @@ import Testing
         authorize.arguments = [
             "authorize", "oauth1", "--profile", "sandbox", "--consumer-key", "demo-consumer",
             "--request-token-url", base + "/oauth/request_token", "--authorize-url", base + "/oauth/authorize",
-            "--access-token-url", base + "/oauth/access_token", "--no-browser", "--timeout", "30",
+            "--access-token-url", base + "/oauth/access_token", "--no-browser", "--timeout", CLI.hangGuardSeconds,
         ]
         authorize.environment = CLI.environment.merging(
             ["REMOTE_AUTH_HOME": home, "REMOTE_AUTH_CONSUMER_SECRET": "demo-consumer-secret"]) { $1 }
@@ -160,13 +162,13 @@ import Testing
 
 /// The `Location` of a 302.
 func httpRedirect(_ request: HTTPRequest, body: [UInt8]) async throws -> String {
-    let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
+    let client = CLI.httpClient()
     do {
         var outgoing = HTTPClientRequest(url: request.absoluteURL)
         outgoing.method = .POST
         for field in request.headerFields { outgoing.headers.add(name: field.name.rawName, value: field.value) }
         outgoing.body = .bytes(ByteBuffer(bytes: body))
-        let response = try await client.execute(outgoing, timeout: .seconds(20))
+        let response = try await client.execute(outgoing, timeout: CLI.hangGuardAmount)
         _ = try await response.body.collect(upTo: 1 << 20)
         try await client.shutdown()
         return response.headers["Location"].first ?? ""

@@ -1,4 +1,6 @@
+import AsyncHTTPClient
 import Foundation
+import NIOCore
 import Testing
 
 /// Runs the built `remote-auth` and returns its exit status, stdout and stderr.
@@ -19,6 +21,22 @@ enum CLI {
     /// a hang. Not a speed bound: the waits end as soon as the output is there or the process has
     /// exited, so a slow start on a loaded machine or under a sanitizer is waited for.
     static let hangGuard: Duration = .seconds(300)
+    /// `hangGuard` in whole seconds, for the tool's own `--timeout` where a test does not test
+    /// it: `authorize` waits that long for the browser, whom the test plays when it gets there.
+    static let hangGuardSeconds = "300"
+
+    /// An HTTP client for the test's own exchanges with a sandbox or the tool: redirects not
+    /// followed, a failed connection failed at once (not retried), and only a hang cut
+    /// (`hangGuard`), since what these exchanges tell apart is "answered" from "hung".
+    static func httpClient() -> HTTPClient {
+        var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
+        configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.timeout.connect = hangGuardAmount
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }
+
+    /// `hangGuard` as SwiftNIO's `TimeAmount`.
+    static let hangGuardAmount: TimeAmount = .seconds(300)
 
     /// The `remote-auth` binary beside the test bundle (`.build/<triple>/debug/`).
     static func binary() throws -> URL {

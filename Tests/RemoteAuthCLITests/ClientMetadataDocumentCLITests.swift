@@ -29,7 +29,7 @@ import Testing
                 [
                     "authorize", "oauth2", "--resource", resource, "--profile", "doc", "--client-metadata-url",
                     clientID,
-                    "--no-browser", "--timeout", "30",
+                    "--no-browser", "--timeout", CLI.hangGuardSeconds,
                 ],
                 environment: environment
             )
@@ -66,7 +66,7 @@ import Testing
             let authorize = try BackgroundCLI(
                 [
                     "authorize", "oauth2", "--resource", base + "/1.1", "--profile", "doc", "--client-metadata-url",
-                    clientID, "--no-browser", "--timeout", "30",
+                    clientID, "--no-browser", "--timeout", CLI.hangGuardSeconds,
                 ],
                 environment: ["REMOTE_AUTH_HOME": home]
             )

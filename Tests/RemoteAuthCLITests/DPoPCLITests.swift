@@ -17,7 +17,7 @@ import Testing
         let authorize = try BackgroundCLI(
             [
                 "authorize", "oauth2", "--dpop", "--profile", "code", "--issuer", base, "--client-id", "demo-app",
-                "--no-browser", "--timeout", "30",
+                "--no-browser", "--timeout", CLI.hangGuardSeconds,
             ],
             environment: environment
         )

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -10,7 +11,8 @@ import Darwin
 /// request's own bytes as the body (`200 OK`, or the status that a path `/status/NNN` names; a
 /// path `/canned/NNN/BODY` answers BODY, percent-decoded, as JSON), so
 /// a test sees exactly what `remote-auth` put on the wire. With `silent`, it accepts connections
-/// and never answers. It is also an http proxy that answers CONNECT with `200` (or `407` without
+/// and never answers, and keeps how long each stayed open before the client closed it
+/// (`heldConnections`). It is also an http proxy that answers CONNECT with `200` (or `407` without
 /// the Basic `proxyCredential`, when one is set) and echoes the tunnelled request after the
 /// CONNECT head. With `documents`, a path it gives a body for is answered `200` with that body
 /// as JSON (`documents(base, path)`, so that a document can name its own URL).
@@ -18,6 +20,23 @@ final class EchoServer: @unchecked Sendable {
     // `listener` is set once in init and closed once in `stop()`; the accept thread only reads it.
     let port: Int
     private let listener: Int32
+    private let held = Mutex<[Duration]>([])
+
+    /// With `silent`: how long each connection the client closed stayed open, from its accept to
+    /// the client's close, in the order they closed. This is the request's own time as the
+    /// server saw it, whatever the time the client process took to start.
+    var heldConnections: [Duration] { held.withLock { $0 } }
+
+    /// `heldConnections` once `count` connections have closed (or the hang guard has passed): the
+    /// server's thread sees a close a moment after the client's process has ended.
+    func heldConnections(count: Int) async throws -> [Duration] {
+        let clock = ContinuousClock()
+        let deadline = clock.now + CLI.hangGuard
+        while heldConnections.count < count, clock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return heldConnections
+    }
 
     init(
         silent: Bool = false,
@@ -40,7 +59,24 @@ final class EchoServer: @unchecked Sendable {
         }
         listener = fd
         port = Int(UInt16(bigEndian: address.sin_port))
-        guard !silent else { return }
+        if silent {
+            Thread.detachNewThread { [fd, self] in
+                while true {
+                    let client = accept(fd, nil, nil)
+                    if client < 0 { return }
+                    Thread.detachNewThread {
+                        let clock = ContinuousClock()
+                        let accepted = clock.now
+                        var buffer = [UInt8](repeating: 0, count: 4096)
+                        while read(client, &buffer, buffer.count) > 0 {}
+                        let duration = clock.now - accepted
+                        self.held.withLock { $0.append(duration) }
+                        close(client)
+                    }
+                }
+            }
+            return
+        }
         let base = "http://127.0.0.1:\(port)"
         Thread.detachNewThread { [fd] in
             while true {

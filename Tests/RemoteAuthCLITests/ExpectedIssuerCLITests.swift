@@ -13,7 +13,7 @@ import Testing
         let authorize = try BackgroundCLI(
             [
                 "authorize", "oauth2", "--profile", "p", "--authorization-url", base + "/oauth2/authorize",
-                "--token-url", base + "/oauth2/token", "--client-id", "demo-app", "--no-browser", "--timeout", "30",
+                "--token-url", base + "/oauth2/token", "--client-id", "demo-app", "--no-browser", "--timeout", CLI.hangGuardSeconds,
             ] + extra,
             environment: ["REMOTE_AUTH_HOME": home]
         )

@@ -30,7 +30,7 @@ import Glibc
         let waiting = try BackgroundCLI(
             [
                 "authorize", "oauth2", "--profile", "keep", "--issuer", base, "--client-id", "demo-app",
-                "--scope", "statuses:read", "--no-browser", "--timeout", "60",
+                "--scope", "statuses:read", "--no-browser", "--timeout", CLI.hangGuardSeconds,
             ],
             environment: ["REMOTE_AUTH_HOME": home]
         )
@@ -52,7 +52,7 @@ import Glibc
         let again = try BackgroundCLI(
             [
                 "authorize", "oauth2", "--profile", "keep", "--issuer", base, "--client-id", "demo-app",
-                "--scope", "statuses:read", "--no-browser", "--timeout", "60", "--redirect-uri", redirectURI,
+                "--scope", "statuses:read", "--no-browser", "--timeout", CLI.hangGuardSeconds, "--redirect-uri", redirectURI,
             ],
             environment: ["REMOTE_AUTH_HOME": home]
         )

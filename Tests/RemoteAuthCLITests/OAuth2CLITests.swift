@@ -9,9 +9,9 @@ import Testing
 
 /// The `Location` of a GET answered with a redirect.
 func httpGetLocation(_ url: String) async throws -> String {
-    let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
+    let client = CLI.httpClient()
     do {
-        let response = try await client.execute(HTTPClientRequest(url: url), timeout: .seconds(20))
+        let response = try await client.execute(HTTPClientRequest(url: url), timeout: CLI.hangGuardAmount)
         _ = try await response.body.collect(upTo: 1 << 20)
         try await client.shutdown()
         return response.headers["Location"].first ?? ""
@@ -38,7 +38,7 @@ func httpGetLocation(_ url: String) async throws -> String {
         let authorize = try BackgroundCLI(
             [
                 "authorize", "oauth2", "--profile", "o2", "--issuer", base, "--client-id", "demo-app",
-                "--scope", "statuses:read statuses:write", "--no-browser", "--timeout", "30",
+                "--scope", "statuses:read statuses:write", "--no-browser", "--timeout", CLI.hangGuardSeconds,
             ],
             environment: environment
         )
@@ -267,7 +267,7 @@ func httpGetLocation(_ url: String) async throws -> String {
         let authorize = try BackgroundCLI(
             [
                 "authorize", "oauth2", "--profile", profile, "--issuer", base, "--client-id", "demo-app",
-                "--scope", "statuses:read", "--no-browser", "--timeout", "30",
+                "--scope", "statuses:read", "--no-browser", "--timeout", CLI.hangGuardSeconds,
             ],
             environment: ["REMOTE_AUTH_HOME": home]
         )

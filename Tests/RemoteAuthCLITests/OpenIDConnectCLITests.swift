@@ -54,7 +54,7 @@ func freeLoopbackPort() -> Int? {
             [
                 "authorize", "oauth2", "--profile", "op", "--issuer", base, "--client-id", "cli-jwt", "--oidc",
                 "--scope", "profile email", "--client-auth", "private-key-jwt", "--client-key", keyPath,
-                "--no-browser", "--timeout", "30",
+                "--no-browser", "--timeout", CLI.hangGuardSeconds,
             ],
             environment: environment
         )
@@ -134,7 +134,7 @@ func freeLoopbackPort() -> Int? {
         let authorize = try BackgroundCLI(
             [
                 "authorize", "oauth2", "--profile", "rp", "--issuer", base, "--client-id", "rp-cli", "--oidc",
-                "--no-browser", "--timeout", "30",
+                "--no-browser", "--timeout", CLI.hangGuardSeconds,
             ],
             environment: environment
         )
@@ -148,7 +148,7 @@ func freeLoopbackPort() -> Int? {
         #expect(show.stdout.hasSuffix("\nend session endpoint: \(base)/oauth2/logout\n"), "\(show.stdout)")
 
         let logout = try BackgroundCLI(
-            ["logout", "--profile", "rp", "--post-logout-redirect-uri", postLogout, "--no-browser", "--timeout", "30"],
+            ["logout", "--profile", "rp", "--post-logout-redirect-uri", postLogout, "--no-browser", "--timeout", CLI.hangGuardSeconds],
             environment: environment
         )
         try await logout.waitForError("Waiting for the browser to come back")
@@ -195,7 +195,7 @@ func freeLoopbackPort() -> Int? {
         let authorize = try BackgroundCLI(
             [
                 "authorize", "oauth2", "--profile", "op", "--issuer", base, "--client-id", "demo-app", "--oidc",
-                "--no-browser", "--timeout", "30",
+                "--no-browser", "--timeout", CLI.hangGuardSeconds,
             ],
             environment: environment
         )
@@ -244,7 +244,7 @@ func freeLoopbackPort() -> Int? {
         let authorize = try BackgroundCLI(
             [
                 "authorize", "oauth2", "--profile", "op", "--issuer", base, "--client-id", "demo-app", "--oidc",
-                "--no-browser", "--timeout", "30",
+                "--no-browser", "--timeout", CLI.hangGuardSeconds,
             ],
             environment: environment
         )

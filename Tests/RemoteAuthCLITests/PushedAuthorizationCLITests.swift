@@ -15,7 +15,7 @@ import Testing
         let authorize = try BackgroundCLI(
             [
                 "authorize", "oauth2", "--profile", "pushed", "--issuer", base, "--client-id", "demo-app",
-                "--scope", "statuses:read", "--no-browser", "--timeout", "30",
+                "--scope", "statuses:read", "--no-browser", "--timeout", CLI.hangGuardSeconds,
             ],
             environment: ["REMOTE_AUTH_HOME": home]
         )
@@ -46,7 +46,7 @@ import Testing
         let authorize = try BackgroundCLI(
             [
                 "authorize", "oauth2", "--profile", "p", "--issuer", base, "--client-id", "demo-app", "--par",
-                "--no-browser", "--timeout", "30",
+                "--no-browser", "--timeout", CLI.hangGuardSeconds,
             ],
             environment: ["REMOTE_AUTH_HOME": home]
         )

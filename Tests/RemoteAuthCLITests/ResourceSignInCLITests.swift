@@ -29,7 +29,7 @@ import Testing
         let environment = ["REMOTE_AUTH_HOME": home]
         let resource = base + "/1.1"
         let authorize = try BackgroundCLI(
-            ["authorize", "oauth2", "--resource", resource, "--profile", "api", "--no-browser", "--timeout", "30"],
+            ["authorize", "oauth2", "--resource", resource, "--profile", "api", "--no-browser", "--timeout", CLI.hangGuardSeconds],
             environment: environment
         )
         let url = try await Self.approve(authorize, base: base)
@@ -107,7 +107,7 @@ import Testing
         let environment = ["REMOTE_AUTH_HOME": home]
         let target = base + "/1.1/account/verify_credentials.json"
         let request = try BackgroundCLI(
-            ["request", target, "--sign-in", "--profile", "me", "--no-browser", "--timeout", "30"],
+            ["request", target, "--sign-in", "--profile", "me", "--no-browser", "--timeout", CLI.hangGuardSeconds],
             environment: environment
         )
         let url = try await Self.approve(request, base: base)
@@ -137,7 +137,7 @@ import Testing
         let base = try await sandbox.baseURL()
         let environment = ["REMOTE_AUTH_HOME": home]
         let update = ["request", base + "/1.1/statuses/update.json", "-d", "status=bound", "--profile", "d"]
-        let request = try BackgroundCLI(update + ["--sign-in", "--no-browser", "--timeout", "30"], environment: environment)
+        let request = try BackgroundCLI(update + ["--sign-in", "--no-browser", "--timeout", CLI.hangGuardSeconds], environment: environment)
         let url = try await Self.approve(request, base: base)
         let done = await request.finish()
         #expect(done.status == 0, "\(done.stderr)")
@@ -199,7 +199,7 @@ import Testing
         let base = try await sandbox.baseURL()
         let environment = ["REMOTE_AUTH_HOME": home]
         let resource = base + "/1.1"
-        let signIn = ["authorize", "oauth2", "--resource", resource, "--no-browser", "--timeout", "30"]
+        let signIn = ["authorize", "oauth2", "--resource", resource, "--no-browser", "--timeout", CLI.hangGuardSeconds]
 
         let other = home + "/other.jwk"
         try Data(try JOSE.SigningKey.generateP256(keyID: "sandbox-resource-metadata").publicJWK!.json())
@@ -250,7 +250,7 @@ import Testing
         let base = try await sandbox.baseURL()
         let environment = ["REMOTE_AUTH_HOME": home]
         let refused = try await CLI.run(
-            ["authorize", "oauth2", "--resource", base + "/1.1", "--profile", "x", "--no-browser", "--timeout", "30"],
+            ["authorize", "oauth2", "--resource", base + "/1.1", "--profile", "x", "--no-browser", "--timeout", CLI.hangGuardSeconds],
             environment: environment
         )
         #expect(refused.status == 112, "\(refused.stderr)")
@@ -265,7 +265,7 @@ import Testing
 
         let authorize = try BackgroundCLI(
             [
-                "authorize", "oauth2", "--resource", base + "/1.1", "--profile", "x", "--no-browser", "--timeout", "30",
+                "authorize", "oauth2", "--resource", base + "/1.1", "--profile", "x", "--no-browser", "--timeout", CLI.hangGuardSeconds,
                 "--initial-access-token", "-",
             ],
             environment: environment
@@ -290,7 +290,7 @@ import Testing
         let authorize = try BackgroundCLI(
             [
                 "authorize", "oauth2", "--resource", base + "/1.1", "--profile", "ro", "--scope", "statuses:read",
-                "--no-browser", "--timeout", "30",
+                "--no-browser", "--timeout", CLI.hangGuardSeconds,
             ],
             environment: environment
         )
@@ -308,7 +308,7 @@ import Testing
             "\(refused.stderr)"
         )
 
-        let stepped = try BackgroundCLI(update + ["--sign-in", "--no-browser", "--timeout", "30"], environment: environment)
+        let stepped = try BackgroundCLI(update + ["--sign-in", "--no-browser", "--timeout", CLI.hangGuardSeconds], environment: environment)
         let second = try await Self.approve(stepped, base: base)
         let done = await stepped.finish()
         #expect(done.status == 0, "\(done.stderr)")
@@ -347,7 +347,7 @@ import Testing
         let authorize = try BackgroundCLI(
             [
                 "authorize", "oauth2", "--resource", base + "/1.1", "--profile", "p",
-                "--scope", "openid statuses:read statuses:write", "--no-browser", "--timeout", "30",
+                "--scope", "openid statuses:read statuses:write", "--no-browser", "--timeout", CLI.hangGuardSeconds,
             ],
             environment: environment
         )
@@ -375,7 +375,7 @@ import Testing
         )
         #expect(read.status == 0, "\(read.stderr)")
 
-        let stepped = try BackgroundCLI(update + ["--sign-in", "--no-browser", "--timeout", "30"], environment: environment)
+        let stepped = try BackgroundCLI(update + ["--sign-in", "--no-browser", "--timeout", CLI.hangGuardSeconds], environment: environment)
         let second = try await Self.approve(stepped, base: base)
         let done = await stepped.finish()
         #expect(done.status == 0, "\(done.stderr)")

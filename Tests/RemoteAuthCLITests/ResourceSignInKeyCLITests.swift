@@ -22,7 +22,7 @@ import Testing
         let authorize = try BackgroundCLI(
             [
                 "authorize", "oauth2", "--resource", resource, "--profile", "k", "--client-key", keyPath,
-                "--no-browser", "--timeout", "30",
+                "--no-browser", "--timeout", CLI.hangGuardSeconds,
             ],
             environment: environment
         )

@@ -67,7 +67,7 @@ final class SandboxProcess {
 }
 
 func httpExchange(_ request: HTTPRequest, body: [UInt8]? = nil) async throws -> (Int, String) {
-    let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
+    let client = CLI.httpClient()
     do {
         let result = try await exchange(request, body: body, client: client)
         try await client.shutdown()
@@ -83,7 +83,7 @@ private func exchange(_ request: HTTPRequest, body: [UInt8]?, client: HTTPClient
     outgoing.method = HTTPMethod(rawValue: request.method.rawValue)
     for field in request.headerFields { outgoing.headers.add(name: field.name.rawName, value: field.value) }
     if let body { outgoing.body = .bytes(ByteBuffer(bytes: body)) }
-    let response = try await client.execute(outgoing, timeout: .seconds(20))
+    let response = try await client.execute(outgoing, timeout: CLI.hangGuardAmount)
     let buffer = try await response.body.collect(upTo: 1 << 20)
     return (Int(response.status.code), String(buffer: buffer))
 }

@@ -17,7 +17,7 @@ import Glibc
         let authorize = try BackgroundCLI(
             [
                 "authorize", "oauth2", "--profile", profile, "--issuer", base, "--client-id", "demo-app",
-                "--scope", "statuses:read", "--no-browser", "--timeout", "30",
+                "--scope", "statuses:read", "--no-browser", "--timeout", CLI.hangGuardSeconds,
             ],
             environment: environment
         )

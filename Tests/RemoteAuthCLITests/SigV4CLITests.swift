@@ -151,7 +151,7 @@ import Testing
         outgoing.method = .POST
         for field in signed.request.headerFields { outgoing.headers.add(name: field.name.rawName, value: field.value) }
         outgoing.body = .bytes(ByteBuffer(bytes: body))
-        let response = try await HTTPClient.shared.execute(outgoing, timeout: .seconds(60))
+        let response = try await HTTPClient.shared.execute(outgoing, timeout: CLI.hangGuardAmount)
         let text = String(buffer: try await response.body.collect(upTo: 1 << 16))
         #expect(response.status.code == 403)
         #expect(text == #"{"error":"SignatureDoesNotMatch: a chunk's signature does not match"}"#)

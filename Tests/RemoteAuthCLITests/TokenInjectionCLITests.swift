@@ -20,7 +20,7 @@ import Testing
         let authorize = try BackgroundCLI(
             [
                 "authorize", "oauth2", "--profile", "victim", "--issuer", base, "--client-id", "demo-app",
-                "--scope", "statuses:read", "--no-browser", "--timeout", "60",
+                "--scope", "statuses:read", "--no-browser", "--timeout", CLI.hangGuardSeconds,
             ] + extra,
             environment: environment
         )
@@ -132,7 +132,7 @@ import Testing
         let authorize = try BackgroundCLI(
             [
                 "authorize", "oauth2", "--profile", "fixed", "--issuer", base, "--client-id", "demo-app",
-                "--redirect-uri", "http://127.0.0.1:\(port)/callback", "--no-browser", "--timeout", "60",
+                "--redirect-uri", "http://127.0.0.1:\(port)/callback", "--no-browser", "--timeout", CLI.hangGuardSeconds,
             ],
             environment: ["REMOTE_AUTH_HOME": home]
         )

@@ -50,7 +50,10 @@ import Testing
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
         let state = scratch.appendingPathComponent("state.json").path
-        let result = try await CLI.run(["demo", "--sandbox-state", state], environment: ["REMOTE_AUTH_LOG": "trace"])
+        let result = try await CLI.run(
+            ["demo", "--sandbox-state", state, "--max-time", CLI.hangGuardSeconds],
+            environment: ["REMOTE_AUTH_LOG": "trace"]
+        )
         #expect(result.status == 0, "\(result.stdout)")
         #expect(result.stdout.contains("demo: 19 passed, 0 failed"), "\(result.stdout)")
 

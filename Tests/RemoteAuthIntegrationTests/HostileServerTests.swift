@@ -172,11 +172,12 @@ struct HostileServerTests {
     }
 
     /// What a GET to the server playing `script` ends with, and how long it took. The size
-    /// cases get a 60 s deadline, so that only the size limit can end them: their error is
-    /// `responseTooLarge`, not `timedOut`, which tells the limit from the deadline on a machine
-    /// however loaded, with no bound on time. The trickling ones get 2 s.
+    /// cases get the hang guard as their deadline (`TestTime.hangGuard`), so that only the size
+    /// limit can end them: their error is `responseTooLarge`, not `timedOut`, which tells the
+    /// limit from the deadline on a machine however loaded (under ThreadSanitizer, reading a
+    /// mebibyte took over 60 s), with no bound on time. The trickling ones get 2 s.
     static func failure(
-        _ script: HostileServer.Script, over kind: Kind, timeout: Int64 = 60
+        _ script: HostileServer.Script, over kind: Kind, timeout: Int64 = Int64(TestTime.hangGuard.components.seconds)
     ) async throws -> (TransportError?, Duration) {
         try await HostileServer.with(script) { port in
             let clock = ContinuousClock()

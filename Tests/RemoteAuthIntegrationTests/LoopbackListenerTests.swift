@@ -10,6 +10,27 @@ import Testing
 
 @testable import RemoteAuthLoopback
 
+/// A listener as `withListener` makes it, except that a connection may take the hang guard to
+/// send its request head instead of 10 s: these tests tell answers apart, not times, and on a
+/// loaded machine or under ThreadSanitizer the client's head can come later than 10 s after its
+/// connection (the 10 s bound itself is `closesAnIdleConnection`'s).
+func patientListener<Result>(
+    path: String = "/callback",
+    port: Int = 0,
+    _ body: (String, LoopbackCallbackListener) async throws -> Result
+) async throws -> Result {
+    try await LoopbackCallbackListener.withListener(
+        path: path,
+        port: port,
+        page: "You are signed in. You can close this window and return to the application.",
+        deniedPage: "Access was denied. You can close this window and return to the application.",
+        maximumRequestBytes: LoopbackCallbackListener.maximumRequestBytes,
+        readTimeout: TestTime.hangGuardAmount,
+        isolation: nil,
+        body
+    )
+}
+
 /// RFC 8252 §7.3: the flow with a loopback listener as its callback, the browser played over
 /// HTTP (consent form, then the redirect to the listener).
 @Suite(.timeLimit(.minutes(5))) struct LoopbackListenerTests {
@@ -22,7 +43,7 @@ import Testing
                     transport: transport,
                     now: { Int64(Date().timeIntervalSince1970) }
                 )
-                let access = try await LoopbackCallbackListener.withListener { callbackURL, listener in
+                let access = try await patientListener { callbackURL, listener in
                     #expect(callbackURL.hasPrefix("http://127.0.0.1:") && callbackURL.hasSuffix("/callback"))
                     let requestToken = try await flow.requestToken(callback: callbackURL)
                     // The browser: consent, then follow the redirect to the listener.
@@ -31,7 +52,7 @@ import Testing
                     #expect(try OAuth1.CallbackMatcher(callback: callbackURL).matches(location))
                     // The browser's request is answered once the app has its token credentials.
                     async let landing = Wire.get(location)
-                    let access = try await listener.accessToken(for: requestToken, flow: flow, timeout: .seconds(10))
+                    let access = try await listener.accessToken(for: requestToken, flow: flow, timeout: TestTime.hangGuard)
                     #expect(try await landing.status == 200)
                     #expect(try await landing.body.contains("id=\"done\""))
                     return access
@@ -52,7 +73,7 @@ import Testing
                     transport: transport,
                     now: { Int64(Date().timeIntervalSince1970) }
                 )
-                let access = try await LoopbackCallbackListener.withListener { callbackURL, listener in
+                let access = try await patientListener { callbackURL, listener in
                     let requestToken = try await flow.requestToken(callback: callbackURL)
                     async let browser: Void = {
                         let forged = try await Wire.get(callbackURL + "?oauth_token=someone-else&oauth_verifier=v")
@@ -87,7 +108,7 @@ import Testing
     }
 
     @Test func timesOutWhenTheBrowserNeverComes() async throws {
-        _ = try await LoopbackCallbackListener.withListener { _, listener in
+        _ = try await patientListener { _, listener in
             await #expect(throws: LoopbackCallbackListener.ListenerError.self) {
                 _ = try await listener.callback(timeout: .milliseconds(200))
             }
@@ -97,7 +118,7 @@ import Testing
     /// Only a GET of the callback path is handed over: another path gets 404, a POST or a HEAD
     /// 405; the first GET the app accepts ends the wait.
     @Test func onlyTheCallbackPathIsTaken() async throws {
-        try await LoopbackCallbackListener.withListener(path: "cb") { callbackURL, listener in
+        try await patientListener(path: "cb") { callbackURL, listener in
             #expect(callbackURL.hasSuffix("/cb"))
             let base = String(callbackURL.dropLast("/cb".count))
             let other = try await Wire.get(base + "/other?oauth_verifier=x")
@@ -107,7 +128,7 @@ import Testing
             let head = try await Wire.send(try HTTPRequest(method: .head, absoluteURL: callbackURL + "?a=b"))
             #expect(head.status == 405)
             async let first = Wire.get(callbackURL + "?oauth_verifier=first")
-            #expect(try await listener.callback(timeout: .seconds(5)) == callbackURL + "?oauth_verifier=first")
+            #expect(try await listener.callback(timeout: TestTime.hangGuard) == callbackURL + "?oauth_verifier=first")
             #expect(try await first.status == 200)
             #expect(try await first.header("Cache-Control") == "no-store")
             #expect(try await first.header("Content-Type") == "text/html; charset=utf-8")
@@ -118,7 +139,7 @@ import Testing
     /// page (400, the reason escaped) and the wait goes on; the right one ends it and is shown
     /// "signed in" only then.
     @Test func aRequestTheAppIgnoresLeavesItWaiting() async throws {
-        try await LoopbackCallbackListener.withListener { callbackURL, listener in
+        try await patientListener { callbackURL, listener in
             async let real: String = {
                 // The real browser arrives after the forged request was answered.
                 let page = try await Wire.get(callbackURL + "?state=forged&x=%3Cscript%3E")
@@ -132,7 +153,7 @@ import Testing
                 return landing.body
             }()
             var ignored: [String] = []
-            let accepted: String = try await listener.callback(timeout: .seconds(20)) {
+            let accepted: String = try await listener.callback(timeout: TestTime.hangGuard) {
                 (url: String) -> LoopbackCallbackListener.Decision<String> in
                 guard url.hasSuffix("state=right") else {
                     ignored.append(url)
@@ -152,10 +173,10 @@ import Testing
         struct Refused: Error, CustomStringConvertible {
             var description: String { "invalid_grant <b>" }
         }
-        try await LoopbackCallbackListener.withListener { callbackURL, listener in
+        try await patientListener { callbackURL, listener in
             async let landing = Wire.get(callbackURL + "?code=forged&state=s")
             await #expect(throws: Refused.self) {
-                _ = try await listener.callback(timeout: .seconds(10)) {
+                _ = try await listener.callback(timeout: TestTime.hangGuard) {
                     (_: String) -> LoopbackCallbackListener.Decision<String> in
                     throw Refused()
                 }
@@ -170,10 +191,10 @@ import Testing
 
     /// A fixed port is honoured; a port in use is an error that names it.
     @Test func aFixedPortInUseIsNamed() async throws {
-        try await LoopbackCallbackListener.withListener { callbackURL, _ in
+        try await patientListener { callbackURL, _ in
             let port = try #require(Int(callbackURL.split(separator: ":").last?.split(separator: "/").first ?? ""))
             let error = await #expect(throws: LoopbackCallbackListener.ListenerError.self) {
-                try await LoopbackCallbackListener.withListener(port: port) { _, _ in }
+                try await patientListener(port: port) { _, _ in }
             }
             #expect(error?.reason.hasPrefix("port \(port) on 127.0.0.1 is in use") == true)
         }
@@ -181,7 +202,7 @@ import Testing
 
     /// A request head larger than 16 KiB is not read: the connection is closed without an answer.
     @Test func boundsWhatItReads() async throws {
-        try await LoopbackCallbackListener.withListener { callbackURL, listener in
+        try await patientListener { callbackURL, listener in
             var fields = HTTPFields()
             fields[HTTPField.Name("X-Padding")!] = String(repeating: "a", count: 20_000)
             let error = await #expect(throws: HTTPClientError.self) {
@@ -198,9 +219,9 @@ import Testing
     /// and is still handed to the app, which decides what it means.
     @Test(arguments: ["?denied=request-token", "?error=access_denied&state=s"])
     func aRefusalShowsTheDeniedPage(_ query: String) async throws {
-        try await LoopbackCallbackListener.withListener { callbackURL, listener in
+        try await patientListener { callbackURL, listener in
             async let landing = Wire.get(callbackURL + query)
-            #expect(try await listener.callback(timeout: .seconds(10)) == callbackURL + query)
+            #expect(try await listener.callback(timeout: TestTime.hangGuard) == callbackURL + query)
             let page = try await landing
             #expect(page.status == 200)
             #expect(page.body.contains("<title>Access denied</title>"))
@@ -210,9 +231,9 @@ import Testing
     }
 
     @Test func anApprovalShowsTheSignedInPage() async throws {
-        try await LoopbackCallbackListener.withListener { callbackURL, listener in
+        try await patientListener { callbackURL, listener in
             async let landing = Wire.get(callbackURL + "?code=c&state=s&error_hint=x")
-            _ = try await listener.callback(timeout: .seconds(10))
+            _ = try await listener.callback(timeout: TestTime.hangGuard)
             #expect(try await landing.body.contains("<title>Signed in</title>"))
             #expect(try await landing.body.contains("You are signed in."))
         }

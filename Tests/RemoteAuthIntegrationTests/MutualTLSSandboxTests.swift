@@ -44,7 +44,8 @@ struct MutualTLSSandboxTests {
                     clientIdentity: identity,
                     // A guard against a hang, not a measure: the suite's time limit bounds it too,
                     // and a loaded machine's handshakes may take many seconds.
-                    timeout: .seconds(120)
+                    connectTimeout: TestTime.hangGuardAmount,
+                    timeout: TestTime.hangGuardAmount
                 )
             )
         }
@@ -364,7 +365,9 @@ struct MutualTLSSandboxTests {
             .init(id: "pki-client", tokenEndpointAuthMethod: "tls_client_auth", tlsClientAuthSubjectDN: "CN=svc-client")
         )
         try await Sandbox.withSandbox(configuration) { sandbox in
-            let transport = try NIOHTTP1Transport(configuration: .init(timeout: .seconds(120)))
+            let transport = try NIOHTTP1Transport(
+                configuration: .init(connectTimeout: TestTime.hangGuardAmount, timeout: TestTime.hangGuardAmount)
+            )
             let metadata = try await OAuth2.Flow.discover(issuer: sandbox.baseURL, transport: transport)
             #expect(!metadata.tlsClientCertificateBoundAccessTokens)
             #expect(metadata.tokenEndpointAuthMethodsSupported?.contains("tls_client_auth") == false)

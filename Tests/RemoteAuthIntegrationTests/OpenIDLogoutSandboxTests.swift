@@ -90,7 +90,7 @@ struct OpenIDLogoutSandboxTests {
                     )
                     async let arrived = Wire.get(location)
                     #expect(
-                        try await listener.callback(timeout: .seconds(10)) == callbackURL
+                        try await listener.callback(timeout: TestTime.hangGuard) == callbackURL
                             + "?state=logout-state-0123456789"
                     )
                     #expect(try await arrived.status == 200)

@@ -55,7 +55,7 @@ func withCountingTLSSandbox<T: Sendable>(
         idleTimeout: TimeAmount = .seconds(60),
         maximumConnectionsPerOrigin: Int = 8,
         maximumResponseBytes: Int = 1 << 20,
-        timeout: TimeAmount = .seconds(30)
+        timeout: TimeAmount = TestTime.hangGuardAmount
     ) throws -> NIOHTTP1Transport {
         try NIOHTTP1Transport(
             configuration: .init(
@@ -177,7 +177,12 @@ func withCountingTLSSandbox<T: Sendable>(
             // One transport, two hosts, each with its own policy: a connection each.
             var trust = ServerTrust(default: DefaultTrustPolicy(roots: roots))
             trust.setPolicy(try Self.pinned(leaf, pki), for: "localhost")
-            let perHost = try NIOHTTP1Transport(configuration: .init(trust: trust, clientIdentity: aliceIdentity))
+            let perHost = try NIOHTTP1Transport(
+                configuration: .init(
+                    trust: trust, clientIdentity: aliceIdentity,
+                    connectTimeout: TestTime.hangGuardAmount, timeout: TestTime.hangGuardAmount
+                )
+            )
             for _ in 1...2 {
                 for base in [sandbox.baseURL, "https://localhost:\(sandbox.port)"] {
                     let (response, _) = try await getBasic(base, over: perHost)
@@ -294,12 +299,12 @@ func withCountingTLSSandbox<T: Sendable>(
         let connections = ConnectionCounter()
         try await withCountingTLSSandbox(serving: leaf, pki: pki, arrivals: arrivals, connections: connections) {
             sandbox in
-            // The last of 30 requests waits for 9 before it on its connection: a generous deadline
-            // for a loaded machine.
+            // The last of 30 requests waits for 9 before it on its connection: the deadline is the
+            // hang guard, since this tells the bound held from the bound broken, not times.
             let transport = try Self.transport(
                 try Self.pinned(leaf, pki),
                 maximumConnectionsPerOrigin: 3,
-                timeout: .seconds(40)
+                timeout: TestTime.hangGuardAmount
             )
             try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
                 for _ in 0..<30 {

@@ -30,6 +30,17 @@ struct Exchange: Sendable {
     }
 }
 
+/// Bounds of the suite's waits that are not under test.
+enum TestTime {
+    /// How long a wait that is not under test (an exchange with the sandbox, a callback) may take
+    /// before it counts as a hang. Not a speed bound: the waits end when the answer is there, so a
+    /// slow answer on a loaded machine or under ThreadSanitizer, the whole suite running in
+    /// parallel, is waited for (issue 24).
+    static let hangGuard: Duration = .seconds(300)
+    /// `hangGuard` as SwiftNIO's `TimeAmount`.
+    static let hangGuardAmount: TimeAmount = .seconds(300)
+}
+
 enum Wire {
     static func send(
         _ request: HTTPRequest,
@@ -38,15 +49,20 @@ enum Wire {
     ) async throws -> Exchange {
         var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
         configuration.tlsConfiguration = tls
-        // AsyncHTTPClient retries a failed TLS handshake until the connect timeout: keep it short.
-        configuration.timeout.connect = .seconds(3)
+        // A failed connection (a refused TLS handshake) fails the request at once with its own
+        // error, instead of being retried until the connect timeout (AsyncHTTPClient's default).
+        configuration.connectionPool.retryConnectionEstablishment = false
+        // What these exchanges tell apart is "answered" from "hung", so only a hang is cut: on a
+        // loaded machine or under a sanitizer, with the whole suite in parallel, an answer can
+        // take tens of seconds (issue 24).
+        configuration.timeout.connect = TestTime.hangGuardAmount
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         do {
             var outgoing = HTTPClientRequest(url: request.absoluteURL)
             outgoing.method = HTTPMethod(rawValue: request.method.rawValue)
             for field in request.headerFields { outgoing.headers.add(name: field.name.rawName, value: field.value) }
             if let body { outgoing.body = .bytes(ByteBuffer(bytes: body)) }
-            let response = try await client.execute(outgoing, timeout: .seconds(20))
+            let response = try await client.execute(outgoing, timeout: TestTime.hangGuardAmount)
             let buffer = try await response.body.collect(upTo: 1 << 20)
             let exchange = Exchange(
                 status: Int(response.status.code),

@@ -105,12 +105,17 @@ func withTLSSandbox<T: Sendable>(
     return try await Sandbox.withSandbox(configuration, body)
 }
 
-/// The transport's deadline is a hang guard only: these tests tell trust decisions apart, never
-/// times. 10 s ran out in debug TLS handshakes beside four busy loops and two builds (load 17),
-/// so it is two minutes, within the suite's five-minute limit.
+/// The transport's connect timeout and deadline are hang guards only: these tests tell trust
+/// decisions apart, never times. 10 s ran out in debug TLS handshakes beside four busy loops and
+/// two builds (load 17), and under ThreadSanitizer, so they are `TestTime.hangGuard`.
 func transport(_ policy: any TrustPolicy, identity: ClientIdentity? = nil) throws -> NIOHTTP1Transport {
     try NIOHTTP1Transport(
-        configuration: .init(trust: ServerTrust(default: policy), clientIdentity: identity, timeout: .seconds(120))
+        configuration: .init(
+            trust: ServerTrust(default: policy),
+            clientIdentity: identity,
+            connectTimeout: TestTime.hangGuardAmount,
+            timeout: TestTime.hangGuardAmount
+        )
     )
 }
 
@@ -324,7 +329,9 @@ func rejection(_ body: () async throws -> Void) async -> TrustRejection? {
         try await withTLSSandbox(serving: try pki.issue(), pki: pki) { sandbox in
             var trust = ServerTrust(default: .system)
             trust.setPolicy(DefaultTrustPolicy(roots: .certificates([pki.ca.certificate])), for: "127.0.0.1")
-            let configured = try NIOHTTP1Transport(configuration: .init(trust: trust))
+            let configured = try NIOHTTP1Transport(
+                configuration: .init(trust: trust, connectTimeout: TestTime.hangGuardAmount, timeout: TestTime.hangGuardAmount)
+            )
             let (response, _) = try await getBasic(sandbox.baseURL, over: configured)
             #expect(response.status == .ok)
             // localhost is another host to the policy map: the system's roots apply there.
@@ -380,7 +387,11 @@ func rejection(_ body: () async throws -> Void) async -> TrustRejection? {
 @Suite(.timeLimit(.minutes(5))) struct AsyncHTTPClientTrustTests {
     func get(_ url: String, _ configuration: HTTPClient.Configuration) async throws -> HTTPResponse.Status {
         var configuration = configuration
-        configuration.timeout.connect = .seconds(2)
+        // A refused handshake fails at once (not retried until the connect timeout), so the
+        // connect timeout is only a hang guard: a handshake can take many seconds on a loaded
+        // machine or under ThreadSanitizer.
+        configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.timeout.connect = TestTime.hangGuardAmount
         return try await AsyncHTTPClientTransport.withTransport(configuration: configuration) { transport in
             var request = try HTTPRequest(method: .get, absoluteURL: url + "/basic/")
             request.headerFields[.authorization] = try BasicCredentials(user: "alice", password: "wonderland")

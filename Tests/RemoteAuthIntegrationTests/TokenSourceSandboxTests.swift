@@ -24,7 +24,7 @@ import Testing
     @Test func clientCredentialsSessionRenewsItselfOnce() async throws {
         try await Sandbox.withSandbox { sandbox in
             let base = sandbox.baseURL
-            try await AsyncHTTPClientTransport.withTransport { ahc in
+            try await AsyncHTTPClientTransport.withTransport(timeout: TestTime.hangGuardAmount) { ahc in
                 let recording = RecordingTransport(ahc)
                 let clock = TestClock(Int64(Date().timeIntervalSince1970))
                 let flow = OAuth2.Flow(
@@ -86,7 +86,7 @@ import Testing
     @Test func refreshTokenSourceCannotRenewClientCredentials() async throws {
         try await Sandbox.withSandbox { sandbox in
             let base = sandbox.baseURL
-            try await AsyncHTTPClientTransport.withTransport { ahc in
+            try await AsyncHTTPClientTransport.withTransport(timeout: TestTime.hangGuardAmount) { ahc in
                 let clock = TestClock(Int64(Date().timeIntervalSince1970))
                 let flow = OAuth2.Flow(
                     server: OAuth2.AuthorizationServer(issuer: base, tokenEndpoint: base + "/oauth2/token"),
@@ -122,7 +122,7 @@ import Testing
     @Test func fromAResourceURLToItsAuthorizationServer() async throws {
         try await Sandbox.withSandbox { sandbox in
             let base = sandbox.baseURL
-            try await AsyncHTTPClientTransport.withTransport { ahc in
+            try await AsyncHTTPClientTransport.withTransport(timeout: TestTime.hangGuardAmount) { ahc in
                 let metadata = try await OAuth2.ProtectedResourceMetadata.discover(resource: base + "/1.1", transport: ahc)
                 #expect(metadata.resource == base + "/1.1")
                 #expect(metadata.authorizationServers == [base])

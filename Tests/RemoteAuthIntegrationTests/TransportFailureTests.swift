@@ -7,6 +7,7 @@ import RemoteAuth
 import RemoteAuthAsyncHTTPClient
 import RemoteAuthNIO
 import RemoteAuthURLSession
+import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -67,16 +68,34 @@ struct TransportFailureTests {
 
     /// A TCP server on 127.0.0.1 that accepts every connection and never writes a byte.
     static func withStalledServer<Result>(_ body: (Int) async throws -> Result) async throws -> Result {
+        try await withStalledServer { port, _ in try await body(port) }
+    }
+
+    /// A TCP server on 127.0.0.1 that accepts every connection and never writes a byte; `body`
+    /// also gets a function that closes the connections accepted so far, so that a client's
+    /// stalled handshake fails at once.
+    static func withStalledServer<Result>(
+        _ body: (Int, _ closeConnections: @Sendable () -> Void) async throws -> Result
+    ) async throws -> Result {
+        let accepted = Mutex<[any Channel]>([])
         let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .childChannelInitializer { $0.eventLoop.makeSucceededVoidFuture() }
+            .childChannelInitializer { channel in
+                accepted.withLock { $0.append(channel) }
+                return channel.eventLoop.makeSucceededVoidFuture()
+            }
             .bind(host: "127.0.0.1", port: 0)
             .get()
         let port = try #require(server.localAddress?.port)
+        let closeConnections: @Sendable () -> Void = {
+            for channel in accepted.withLock({ $0 }) { channel.close(promise: nil) }
+        }
         do {
-            let result = try await body(port)
+            let result = try await body(port, closeConnections)
+            closeConnections()
             try? await server.close()
             return result
         } catch {
+            closeConnections()
             try? await server.close()
             throw error
         }
@@ -138,13 +157,15 @@ struct TransportFailureTests {
     }
 
     /// Cancelling the task ends a request stalled in the TLS handshake at once, with a
-    /// `CancellationError` (the deadline would end it with a ``TransportError``), well before its
-    /// 20 s deadline. (AsyncHTTPClient's shutdown at the end of the scope still waits for the
-    /// connection attempt, up to the connect timeout, which `withTransport` cuts to the deadline.)
+    /// `CancellationError`, not the ``TransportError`` its deadline would end it with. The
+    /// deadline is the hang guard, so that it cannot come first on a loaded machine, where this
+    /// task may resume long after its 300 ms sleep. AsyncHTTPClient's shutdown at the end of the
+    /// scope waits for its connection attempt (up to the connect timeout, which `withTransport`
+    /// cuts to the deadline), so the stalled connections are closed before it.
     @Test(arguments: Kind.allCases)
     func cancellationEndsAStalledRequest(over kind: Kind) async throws {
-        try await Self.withStalledServer { port in
-            try await Self.withTransport(kind, timeout: 20) { transport in
+        try await Self.withStalledServer { port, closeConnections in
+            try await Self.withTransport(kind, timeout: Int64(TestTime.hangGuard.components.seconds)) { transport in
                 let request = Task {
                     _ = try await transport.send(
                         try HTTPRequest(method: .get, absoluteURL: "https://127.0.0.1:\(port)/"),
@@ -153,9 +174,8 @@ struct TransportFailureTests {
                 }
                 try await Task.sleep(for: .milliseconds(300))
                 request.cancel()
-                // CancellationError, not the deadline's TransportError: the cancellation ended it,
-                // whatever the time a loaded machine took to resume this task.
                 await #expect(throws: CancellationError.self) { try await request.value }
+                closeConnections()
             }
         }
     }
