@@ -72,22 +72,30 @@ struct TransportFailureTests {
     }
 
     /// A TCP server on 127.0.0.1 that accepts every connection and never writes a byte; `body`
-    /// also gets a function that closes the connections accepted so far, so that a client's
-    /// stalled handshake fails at once.
+    /// also gets a function that closes the connections accepted so far and every later one at
+    /// once, so that a client's stalled handshake, and any retry of it, fails at once.
     static func withStalledServer<Result>(
         _ body: (Int, _ closeConnections: @Sendable () -> Void) async throws -> Result
     ) async throws -> Result {
-        let accepted = Mutex<[any Channel]>([])
+        let accepted = Mutex<(channels: [any Channel], closing: Bool)>(([], false))
         let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .childChannelInitializer { channel in
-                accepted.withLock { $0.append(channel) }
+                let closing = accepted.withLock { state in
+                    state.channels.append(channel)
+                    return state.closing
+                }
+                if closing { channel.close(promise: nil) }
                 return channel.eventLoop.makeSucceededVoidFuture()
             }
             .bind(host: "127.0.0.1", port: 0)
             .get()
         let port = try #require(server.localAddress?.port)
         let closeConnections: @Sendable () -> Void = {
-            for channel in accepted.withLock({ $0 }) { channel.close(promise: nil) }
+            let channels = accepted.withLock { state in
+                state.closing = true
+                return state.channels
+            }
+            for channel in channels { channel.close(promise: nil) }
         }
         do {
             let result = try await body(port, closeConnections)
@@ -161,7 +169,8 @@ struct TransportFailureTests {
     /// deadline is the hang guard, so that it cannot come first on a loaded machine, where this
     /// task may resume long after its 300 ms sleep. AsyncHTTPClient's shutdown at the end of the
     /// scope waits for its connection attempt (up to the connect timeout, which `withTransport`
-    /// cuts to the deadline), so the stalled connections are closed before it.
+    /// cuts to the deadline), so the stalled server closes its connections, and any new one (a
+    /// retry), before it.
     @Test(arguments: Kind.allCases)
     func cancellationEndsAStalledRequest(over kind: Kind) async throws {
         try await Self.withStalledServer { port, closeConnections in
