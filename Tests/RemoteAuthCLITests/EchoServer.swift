@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -20,7 +19,7 @@ final class EchoServer: @unchecked Sendable {
     // `listener` is set once in init and closed once in `stop()`; the accept thread only reads it.
     let port: Int
     private let listener: Int32
-    private let held = Mutex<[Duration]>([])
+    private let held = Locked<[Duration]>([])
 
     /// With `silent`: how long each connection the client closed stayed open, from its accept to
     /// the client's close, in the order they closed. This is the request's own time as the

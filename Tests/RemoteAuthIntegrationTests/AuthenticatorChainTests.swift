@@ -5,7 +5,6 @@ import RemoteAuth
 import RemoteAuthAsyncHTTPClient
 import RemoteAuthOpenAPI
 import RemoteAuthSandbox
-import Synchronization
 import Testing
 
 /// An authenticator written outside the library, with its public API only: it writes two
@@ -23,7 +22,7 @@ struct ToyAuthenticator: RequestAuthenticator {
     let judged = Judged()
 
     final class Judged: Sendable {
-        private let seen = Mutex<[String]>([])
+        private let seen = Locked<[String]>([])
         func append(_ value: String) { seen.withLock { $0.append(value) } }
         var all: [String] { seen.withLock { $0 } }
     }

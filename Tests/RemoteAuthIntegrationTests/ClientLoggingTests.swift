@@ -3,7 +3,6 @@ import Logging
 import RemoteAuth
 import RemoteAuthAsyncHTTPClient
 import RemoteAuthSandbox
-import Synchronization
 import Testing
 
 /// A log handler that keeps every rendered line, metadata included.
@@ -30,7 +29,7 @@ struct CapturingLogHandler: LogHandler {
 }
 
 final class LogSink: Sendable {
-    let lines = Mutex<[String]>([])
+    let lines = Locked<[String]>([])
     var text: String { lines.withLock { $0.joined(separator: "\n") } }
     var logger: Logger {
         var logger = Logger(label: "test") { _ in CapturingLogHandler(sink: self) }

@@ -2,7 +2,6 @@ import Foundation
 import HTTPTypes
 import NIOHTTP1
 import RemoteAuth
-import Synchronization
 import Testing
 
 @testable import RemoteAuthSandbox
@@ -189,7 +188,7 @@ private typealias W = OAuth2Wire
     }
 
     @Test func signInWithADocumentFetchedOnce() async throws {
-        let fetches = Mutex(0)
+        let fetches = Locked(0)
         let answers: DocumentServer.Answers = { base, path in
             guard path == "/client.json" else { return nil }
             fetches.withLock { $0 += 1 }
@@ -285,7 +284,7 @@ private typealias W = OAuth2Wire
     /// Without the loopback flag an http document is never fetched, at the authorization
     /// endpoint (a page) or the token endpoint (JSON `invalid_client`).
     @Test func httpDocumentRefusedWithoutTheFlag() async throws {
-        let fetches = Mutex(0)
+        let fetches = Locked(0)
         let answers: DocumentServer.Answers = { base, path in
             fetches.withLock { $0 += 1 }
             return Self.document(base, path)

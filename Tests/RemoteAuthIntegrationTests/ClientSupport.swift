@@ -5,7 +5,6 @@ import RemoteAuth
 import RemoteAuthAsyncHTTPClient
 import RemoteAuthSandbox
 import RemoteAuthURLSession
-import Synchronization
 
 /// The two transports the client runs on.
 enum TransportKind: String, Sendable, CaseIterable, CustomStringConvertible {
@@ -25,7 +24,7 @@ final class RecordingTransport: HTTPTransport {
         var hasAuthorization: Bool { authorization != nil }
     }
     let inner: any HTTPTransport
-    private let recorded = Mutex<[Hop]>([])
+    private let recorded = Locked<[Hop]>([])
 
     init(_ inner: any HTTPTransport) { self.inner = inner }
 

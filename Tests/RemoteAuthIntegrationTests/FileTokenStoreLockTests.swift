@@ -1,7 +1,6 @@
 import Foundation
 import RemoteAuth
 import RemoteAuthFileStore
-import Synchronization
 import Testing
 
 /// The file store's lock (`flock` on `PATH.lock`): two store objects on one file exclude each
@@ -160,10 +159,3 @@ import Testing
     }
 }
 
-/// A value behind a lock that closures can share (a `Mutex` cannot be captured: it is not
-/// copyable).
-final class Locked<Value: Sendable>: Sendable {
-    private let mutex: Mutex<Value>
-    init(_ value: Value) { mutex = Mutex(value) }
-    func withLock<Result: Sendable>(_ body: (inout Value) -> Result) -> Result { mutex.withLock { body(&$0) } }
-}

@@ -1,7 +1,6 @@
 import Foundation
 import RemoteAuth
 import RemoteAuthFileStore
-import Synchronization
 import Testing
 
 /// Two processes share one tokens.json: each has its own ``FileTokenStore`` and
@@ -9,7 +8,7 @@ import Testing
 @Suite(.timeLimit(.minutes(5))) struct OAuth2SessionFileTests {
     /// A token endpoint that rotates: each refresh token works once.
     final class RotatingServer: Sendable {
-        private let state = Mutex((current: "r1", generation: 1, refreshes: 0))
+        private let state = Locked((current: "r1", generation: 1, refreshes: 0))
         var refreshes: Int { state.withLock { $0.refreshes } }
 
         func refresh(_ tokens: OAuth2.Tokens) throws -> OAuth2.Tokens {

@@ -4,12 +4,11 @@ import HTTPTypes
 import RemoteAuth
 import RemoteAuthAsyncHTTPClient
 import RemoteAuthSandbox
-import Synchronization
 import Testing
 
 /// A clock shared by a sandbox and the client, moved by hand.
 final class OIDCTestClock: Sendable {
-    private let time = Mutex<Int64>(Int64(Date().timeIntervalSince1970))
+    private let time = Locked<Int64>(Int64(Date().timeIntervalSince1970))
     var now: Int64 { time.withLock { $0 } }
     func advance(_ seconds: Int64) { time.withLock { $0 += seconds } }
     var closure: @Sendable () -> Int64 { { self.now } }

@@ -3,7 +3,6 @@ import HTTPTypes
 import RemoteAuth
 import RemoteAuthAsyncHTTPClient
 import RemoteAuthSandbox
-import Synchronization
 import Testing
 
 /// Pushed authorization requests (RFC 9126) between the library's flow and the sandbox, over
@@ -14,7 +13,7 @@ struct PushedAuthorizationTests {
 
     /// A sandbox clock the test moves.
     final class Clock: Sendable {
-        let time = Mutex<Int64>(1_800_000_000)
+        let time = Locked<Int64>(1_800_000_000)
         var now: @Sendable () -> Int64 { { self.time.withLock { $0 } } }
     }
 

@@ -2,14 +2,13 @@ import Foundation
 import HTTPTypes
 import RemoteAuth
 import RemoteAuthSandbox
-import Synchronization
 import Testing
 
 /// The request log (``SandboxConfiguration/requestLog``) and the start-up check of the state
 /// file, over real sockets.
 @Suite(.timeLimit(.minutes(5))) struct SandboxLogTests {
     final class Entries: Sendable {
-        private let entries = Mutex<[SandboxLogEntry]>([])
+        private let entries = Locked<[SandboxLogEntry]>([])
         func append(_ entry: SandboxLogEntry) { entries.withLock { $0.append(entry) } }
         var lines: [String] { entries.withLock { $0.map(\.description) } }
     }

@@ -2,7 +2,6 @@ import Foundation
 import HTTPTypes
 import RemoteAuth
 import RemoteAuthSandbox
-import Synchronization
 import Testing
 
 @Suite("Sandbox OAuth 2 authorization server")
@@ -498,7 +497,7 @@ struct SandboxOAuth2Tests {
 
     @Test("the request log: one line per OAuth 2 request, the error code as outcome, no query")
     func requestLog() async throws {
-        let lines = Mutex<[String]>([])
+        let lines = Locked<[String]>([])
         var configuration = SandboxConfiguration.demo()
         configuration.requestLog = { entry in lines.withLock { $0.append(entry.description) } }
         try await Sandbox.withSandbox(configuration) { sandbox in

@@ -2,7 +2,6 @@ import HTTPTypes
 import RemoteAuth
 import RemoteAuthAsyncHTTPClient
 import RemoteAuthSandbox
-import Synchronization
 import Testing
 
 /// A transport that records each request sent and can flip one octet of its body, the way a
@@ -10,7 +9,7 @@ import Testing
 final class TamperingTransport: HTTPTransport {
     let inner: any HTTPTransport
     let flipAt: Int?
-    private let sent = Mutex<[(HTTPRequest, [UInt8])]>([])
+    private let sent = Locked<[(HTTPRequest, [UInt8])]>([])
 
     init(_ inner: any HTTPTransport, flipAt: Int? = nil) {
         self.inner = inner

@@ -4,7 +4,6 @@ import RemoteAuth
 import RemoteAuthAsyncHTTPClient
 import RemoteAuthLoopback
 import RemoteAuthSandbox
-import Synchronization
 import Testing
 
 /// The sign-in user agents, shared by OAuth 2 and OAuth 1.0a, against the sandbox.
@@ -26,7 +25,7 @@ import Testing
         try await Sandbox.withSandbox(Self.autoApproving()) { sandbox in
             try await AsyncHTTPClientTransport.withTransport { transport in
                 let flow = try await OAuth2.Flow(discovering: sandbox.baseURL, client: .public(id: "demo-app"), transport: transport)
-                let shown = Mutex<[String]>([])
+                let shown = Locked<[String]>([])
                 let agent = ScriptedUserAgent(redirectURI: "http://127.0.0.1:53123/callback") { url in
                     shown.withLock { $0.append(url) }
                     let real = try await Self.redirect(for: url)
@@ -60,9 +59,9 @@ import Testing
         try await Sandbox.withSandbox(Self.autoApproving()) { sandbox in
             try await AsyncHTTPClientTransport.withTransport { transport in
                 let flow = try await OAuth2.Flow(discovering: sandbox.baseURL, client: .public(id: "demo-app"), transport: transport)
-                let printed = Mutex<String?>(nil)
-                let ignored = Mutex<[String]>([])
-                let lines = Mutex<[String]>([])
+                let printed = Locked<String?>(nil)
+                let ignored = Locked<[String]>([])
+                let lines = Locked<[String]>([])
                 let agent = PasteUserAgent(
                     redirectURI: "http://127.0.0.1:53123/callback",
                     present: { url in printed.withLock { $0 = url } },

@@ -3,7 +3,6 @@ import HTTPTypes
 import RemoteAuth
 import RemoteAuthAsyncHTTPClient
 import RemoteAuthSandbox
-import Synchronization
 import Testing
 
 /// Streamed request and response bodies through the authenticated client over AsyncHTTPClient,
@@ -11,7 +10,7 @@ import Testing
 /// the response's limit holds while it is read.
 /// How many passes were made over a body.
 final class Passes: Sendable {
-    private let made = Mutex(0)
+    private let made = Locked(0)
     func count() { made.withLock { $0 += 1 } }
     var total: Int { made.withLock { $0 } }
 }

@@ -6,7 +6,6 @@ import NIOHTTP1
 import NIOSSL
 import RemoteAuth
 import RemoteAuthSandbox
-import Synchronization
 import Testing
 
 /// A plain HTTP exchange over real sockets (AsyncHTTPClient), redirects not followed, so tests
@@ -149,8 +148,8 @@ let demoClient = OAuth1.ClientCredentials(key: "demo-consumer", secret: "demo-co
 
 /// A clock tests can move, for nonce expiry and timestamp windows.
 final class TestClock: Sendable {
-    private let seconds: Mutex<Int64>
-    init(_ start: Int64 = Int64(Date().timeIntervalSince1970)) { seconds = Mutex(start) }
+    private let seconds: Locked<Int64>
+    init(_ start: Int64 = Int64(Date().timeIntervalSince1970)) { seconds = Locked(start) }
     func now() -> Int64 { seconds.withLock { $0 } }
     func advance(by delta: Int64) { seconds.withLock { $0 += delta } }
 }

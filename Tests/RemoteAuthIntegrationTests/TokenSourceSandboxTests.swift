@@ -3,15 +3,14 @@ import HTTPTypes
 import RemoteAuth
 import RemoteAuthAsyncHTTPClient
 import RemoteAuthSandbox
-import Synchronization
 import Testing
 
 /// Token sessions renewed by a grant other than `refresh_token`, against the sandbox over
 /// sockets, with a clock the test moves (the sandbox issues one-hour tokens).
 @Suite struct TokenSourceSandboxTests {
     final class TestClock: Sendable {
-        private let seconds: Mutex<Int64>
-        init(_ start: Int64) { seconds = Mutex(start) }
+        private let seconds: Locked<Int64>
+        init(_ start: Int64) { seconds = Locked(start) }
         var now: @Sendable () -> Int64 { { self.seconds.withLock { $0 } } }
         func advance(_ by: Int64) { seconds.withLock { $0 += by } }
     }

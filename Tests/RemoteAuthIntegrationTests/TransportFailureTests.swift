@@ -7,7 +7,6 @@ import RemoteAuth
 import RemoteAuthAsyncHTTPClient
 import RemoteAuthNIO
 import RemoteAuthURLSession
-import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -77,7 +76,7 @@ struct TransportFailureTests {
     static func withStalledServer<Result>(
         _ body: (Int, _ closeConnections: @Sendable () -> Void) async throws -> Result
     ) async throws -> Result {
-        let accepted = Mutex<(channels: [any Channel], closing: Bool)>(([], false))
+        let accepted = Locked<(channels: [any Channel], closing: Bool)>(([], false))
         let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .childChannelInitializer { channel in
                 let closing = accepted.withLock { state in

@@ -1,6 +1,5 @@
 import Foundation
 import RemoteAuth
-import Synchronization
 import Testing
 
 @testable import RemoteAuthKeyring
@@ -275,7 +274,7 @@ struct SecretServiceUnavailableTests {
 /// A value behind a lock that closures can share (a `Mutex` cannot be captured: it is not
 /// copyable).
 final class Shared<Value: Sendable>: Sendable {
-    private let mutex: Mutex<Value>
-    init(_ value: Value) { mutex = Mutex(value) }
+    private let mutex: Locked<Value>
+    init(_ value: Value) { mutex = Locked(value) }
     func withLock<Result: Sendable>(_ body: (inout Value) -> Result) -> Result { mutex.withLock { body(&$0) } }
 }

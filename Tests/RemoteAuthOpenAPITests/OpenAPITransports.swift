@@ -4,7 +4,6 @@ import HTTPTypes
 import OpenAPIAsyncHTTPClient
 import OpenAPIRuntime
 import OpenAPIURLSession
-import Synchronization
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -67,7 +66,7 @@ final class Hops: ClientMiddleware {
         let status: Int
     }
 
-    private let hops = Mutex<[Hop]>([])
+    private let hops = Locked<[Hop]>([])
 
     var all: [Hop] { hops.withLock { $0 } }
     var count: Int { hops.withLock { $0.count } }
@@ -96,8 +95,8 @@ final class Hops: ClientMiddleware {
 
 /// A clock tests can move, shared by the sandbox and the client.
 final class TestClock: Sendable {
-    private let seconds: Mutex<Int64>
-    init(_ start: Int64 = Int64(Date().timeIntervalSince1970)) { seconds = Mutex(start) }
+    private let seconds: Locked<Int64>
+    init(_ start: Int64 = Int64(Date().timeIntervalSince1970)) { seconds = Locked(start) }
     func now() -> Int64 { seconds.withLock { $0 } }
     func advance(by delta: Int64) { seconds.withLock { $0 += delta } }
 }

@@ -6,7 +6,6 @@ import RemoteAuth
 import RemoteAuthAsyncHTTPClient
 import RemoteAuthPostgres
 import RemoteAuthSandbox
-import Synchronization
 import Testing
 
 /// The server the tests use: `POSTGRES_URL` (`postgres://USER@127.0.0.1:PORT/DATABASE`), set by
@@ -67,12 +66,6 @@ enum Database {
 @Suite(.enabled(if: Database.isConfigured, "POSTGRES_URL names no PostgreSQL server"), .serialized)
 enum PostgresServer {}
 
-/// A value behind a lock that closures can share.
-final class Locked<Value: Sendable>: Sendable {
-    private let mutex: Mutex<Value>
-    init(_ value: Value) { mutex = Mutex(value) }
-    func withLock<Result: Sendable>(_ body: (inout Value) -> Result) -> Result { mutex.withLock { body(&$0) } }
-}
 extension PostgresServer {
     @Suite(.timeLimit(.minutes(5)))
     struct PostgresTokenStoreTests {

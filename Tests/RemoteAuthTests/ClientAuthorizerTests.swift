@@ -1,5 +1,4 @@
 import RemoteAuth
-import Synchronization
 import Testing
 
 // No `import HTTPTypes` here on purpose: `import RemoteAuth` re-exports HTTPRequest,
@@ -8,7 +7,7 @@ import Testing
 /// A bearer token source that renews once when told `invalid_token`, as an OAuth 2 token
 /// session does, written as any authenticator outside the library would be.
 final class RefreshingBearer: RequestAuthenticator {
-    private let state = Mutex((token: "t1", refreshes: 0, seen: [Int]()))
+    private let state = Locked((token: "t1", refreshes: 0, seen: [Int]()))
     var refreshes: Int { state.withLock { $0.refreshes } }
     var seen: [Int] { state.withLock { $0.seen } }
     var writtenFields: [HTTPField.Name] { [.authorization] }

@@ -1,14 +1,13 @@
 import HTTPTypes
 import RemoteAuth
-import Synchronization
 import Testing
 
 /// A transport that answers from a script and records what it was sent.
 final class ScriptedTransport: HTTPTransport {
     typealias Answer = @Sendable (HTTPRequest, [UInt8]?) -> (HTTPResponse, [UInt8])
-    private let state: Mutex<(answers: [Answer], sent: [(HTTPRequest, [UInt8]?)])>
+    private let state: Locked<(answers: [Answer], sent: [(HTTPRequest, [UInt8]?)])>
 
-    init(_ answers: [Answer]) { state = Mutex((answers, [])) }
+    init(_ answers: [Answer]) { state = Locked((answers, [])) }
 
     var sent: [(request: HTTPRequest, body: [UInt8]?)] { state.withLock { $0.sent.map { ($0.0, $0.1) } } }
 

@@ -1,12 +1,11 @@
 import RemoteAuth
-import Synchronization
 import Testing
 
 /// A token endpoint with rotating refresh tokens and reuse detection, in memory: every refresh
 /// rotates the refresh token, and a rotated one presented again revokes the grant (RFC 9700
 /// §4.14.2), as the sandbox does.
 final class RotatingServer: Sendable {
-    private let state = Mutex((generation: 1, revoked: false, refreshes: 0, reuses: 0))
+    private let state = Locked((generation: 1, revoked: false, refreshes: 0, reuses: 0))
     let lifetime: Int64
     let clock: TestClock
 
@@ -246,10 +245,3 @@ final class RotatingServer: Sendable {
     }
 }
 
-/// A value behind a lock that closures can share (a `Mutex` cannot be captured: it is not
-/// copyable).
-final class Locked<Value: Sendable>: Sendable {
-    private let mutex: Mutex<Value>
-    init(_ value: Value) { mutex = Mutex(value) }
-    func withLock<Result: Sendable>(_ body: (inout Value) -> Result) -> Result { mutex.withLock { body(&$0) } }
-}

@@ -1,5 +1,4 @@
 import RemoteAuth
-import Synchronization
 
 /// Shared fixtures of the OAuth2Session* suites: tokens, a session, a clock and a scripted
 /// refresher.
@@ -43,8 +42,8 @@ enum Fixture {
 
 /// A clock the test moves.
 final class TestClock: Sendable {
-    private let time: Mutex<Int64>
-    init(_ time: Int64) { self.time = Mutex(time) }
+    private let time: Locked<Int64>
+    init(_ time: Int64) { self.time = Locked(time) }
     var now: Int64 { time.withLock { $0 } }
     func set(_ value: Int64) { time.withLock { $0 = value } }
     var function: @Sendable () -> Int64 { { self.now } }
@@ -54,11 +53,11 @@ final class TestClock: Sendable {
 /// sleeps a little first, so concurrent callers pile up behind the flight.
 final class ScriptedRefresher: Sendable {
     typealias Answer = @Sendable (OAuth2.Tokens) throws -> OAuth2.Tokens
-    private let state: Mutex<(answers: [Answer], calls: [String])>
+    private let state: Locked<(answers: [Answer], calls: [String])>
     private let delay: Duration
 
     init(_ answers: [Answer], delay: Duration = .milliseconds(20)) {
-        state = Mutex((answers, []))
+        state = Locked((answers, []))
         self.delay = delay
     }
 

@@ -1,6 +1,5 @@
 import HTTPTypes
 import RemoteAuth
-import Synchronization
 import Testing
 
 /// A case of `oauth2_responses.json` (fields described in Tests/Vectors/SOURCES.md), with the
@@ -47,9 +46,9 @@ struct OAuth2ResponseVector: Decodable, Sendable, CustomTestStringConvertible {
 
 /// A clock the tests move by hand.
 final class OAuth2TestClock: Sendable {
-    private let time: Mutex<Int64>
-    private let log = Mutex<[Int64]>([])
-    init(_ start: Int64) { time = Mutex(start) }
+    private let time: Locked<Int64>
+    private let log = Locked<[Int64]>([])
+    init(_ start: Int64) { time = Locked(start) }
     var now: Int64 { time.withLock { $0 } }
     func advance(_ seconds: Int64) { time.withLock { $0 += seconds } }
     /// A fake sleep: records the seconds and moves the clock by them.

@@ -1,4 +1,3 @@
-import Synchronization
 import Crypto
 import CryptoExtras
 import Foundation
@@ -647,7 +646,7 @@ final class LockedBox<Value: Sendable>: @unchecked Sendable {
 /// Hands out one key and records what it was asked for.
 final class RecordingKeyProvider: OAuth2.ClientKeyProvider {
     let key: JOSE.SigningKey
-    private let log = Mutex<[String]>([])
+    private let log = Locked<[String]>([])
     init(key: JOSE.SigningKey) { self.key = key }
     var asked: [String] { log.withLock { $0 } }
 
