@@ -23,7 +23,12 @@ import Testing
     @Test func clientCredentialsSessionRenewsItselfOnce() async throws {
         try await Sandbox.withSandbox { sandbox in
             let base = sandbox.baseURL
-            try await AsyncHTTPClientTransport.withTransport(timeout: TestTime.hangGuardAmount) { ahc in
+            // 100 requests queue for 8 connections, and AsyncHTTPClient bounds a wait for a pooled
+            // connection by the connect timeout: both are the hang guard, as these tests count
+            // refreshes, not times.
+            try await AsyncHTTPClientTransport.withTransport(
+                connectTimeout: TestTime.hangGuardAmount, timeout: TestTime.hangGuardAmount
+            ) { ahc in
                 let recording = RecordingTransport(ahc)
                 let clock = TestClock(Int64(Date().timeIntervalSince1970))
                 let flow = OAuth2.Flow(
@@ -85,7 +90,9 @@ import Testing
     @Test func refreshTokenSourceCannotRenewClientCredentials() async throws {
         try await Sandbox.withSandbox { sandbox in
             let base = sandbox.baseURL
-            try await AsyncHTTPClientTransport.withTransport(timeout: TestTime.hangGuardAmount) { ahc in
+            try await AsyncHTTPClientTransport.withTransport(
+                connectTimeout: TestTime.hangGuardAmount, timeout: TestTime.hangGuardAmount
+            ) { ahc in
                 let clock = TestClock(Int64(Date().timeIntervalSince1970))
                 let flow = OAuth2.Flow(
                     server: OAuth2.AuthorizationServer(issuer: base, tokenEndpoint: base + "/oauth2/token"),
@@ -121,7 +128,9 @@ import Testing
     @Test func fromAResourceURLToItsAuthorizationServer() async throws {
         try await Sandbox.withSandbox { sandbox in
             let base = sandbox.baseURL
-            try await AsyncHTTPClientTransport.withTransport(timeout: TestTime.hangGuardAmount) { ahc in
+            try await AsyncHTTPClientTransport.withTransport(
+                connectTimeout: TestTime.hangGuardAmount, timeout: TestTime.hangGuardAmount
+            ) { ahc in
                 let metadata = try await OAuth2.ProtectedResourceMetadata.discover(resource: base + "/1.1", transport: ahc)
                 #expect(metadata.resource == base + "/1.1")
                 #expect(metadata.authorizationServers == [base])
