@@ -112,6 +112,22 @@ struct SigV4Case: Decodable, Sendable, CustomTestStringConvertible {
         )
         #expect(AWS.Credentials.fromEnvironment(["AWS_ACCESS_KEY_ID": "A"]) == nil)
     }
+
+    /// A key id or date with a control character other than NUL, CR and LF stays in
+    /// `Authorization` as it is (the lenient rule); a plain one is written as it is too.
+    @Test func authorizationKeepsItsText() throws {
+        let request = try HTTPRequest(method: .get, absoluteURL: "https://example.amazonaws.com/")
+        for (keyID, date) in [("AKID\u{01}X", "20150830T123600Z"), ("AKIDEXAMPLE", "2015\u{7F}830T123600Z")] {
+            let signer = AWS.SigV4Signer(
+                credentials: AWS.Credentials(accessKeyID: keyID, secretAccessKey: "secret"),
+                region: "us-east-1",
+                service: "service"
+            )
+            let value = try signer.sign(request, body: nil, date: date).request.headerFields[.authorization] ?? ""
+            let day = String(date.prefix(8))
+            #expect(value.hasPrefix("AWS4-HMAC-SHA256 Credential=\(keyID)/\(day)/us-east-1/service/aws4_request, "))
+        }
+    }
 }
 
 /// The verifier: what the signer signs verifies; each tampering, an unknown key, a skewed clock

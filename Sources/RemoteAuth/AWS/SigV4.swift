@@ -62,6 +62,9 @@ extension AWS {
         public let service: String
         let now: @Sendable () -> Int64
         private let keys: Locked<DayKey?>
+        /// Whether the key id, region and service are free of control characters, so that
+        /// `Authorization` is a legal field value as written (see ``authorization(canonical:dayKey:signature:)``).
+        private let plainText: Bool
 
         /// - Parameter now: the clock, seconds since 1970 (`X-Amz-Date`).
         /// - Parameter credentials: the access key that signs.
@@ -78,6 +81,8 @@ extension AWS {
             self.service = service
             self.now = now
             self.keys = Locked(nil)
+            self.plainText =
+                !Self.hasControl(credentials.accessKeyID) && !Self.hasControl(region) && !Self.hasControl(service)
         }
 
         /// What a signature was made of: the canonical request and the string to sign, for
@@ -129,6 +134,9 @@ extension AWS {
                     signed.headerFields[name] = nil
                 }
             }
+            // Room for the fields added below, so that the request's fields are copied once
+            // (copy on write) rather than again when an append outgrows an exact capacity.
+            signed.headerFields.reserveCapacity(signed.headerFields.count + 4)
             signed.headerFields.append(HTTPField(name: Self.amzDate, value: date))
             if let token = credentials.sessionToken {
                 signed.headerFields.append(HTTPField(name: Self.securityToken, value: token.reveal()))
@@ -137,27 +145,42 @@ extension AWS {
             let canonical = try canonicalRequest(signed, extraQuery: [], payloadHash: hash)
             let dayKey = self.dayKey(date: date)
             let (stringToSign, signature) = sign(canonical: canonical.bytes, date: date, dayKey: dayKey)
-            // `AWS4-HMAC-SHA256 Credential=ID/SCOPE, SignedHeaders=NAMES, Signature=HEX`.
-            var authorization: [UInt8] = []
-            authorization.reserveCapacity(
-                128 + credentials.accessKeyID.utf8.count + dayKey.scope.utf8.count + canonical.signedRange.count
-            )
-            authorization.append(contentsOf: Self.algorithm.utf8)
-            authorization.append(contentsOf: " Credential=".utf8)
-            authorization.append(contentsOf: credentials.accessKeyID.utf8)
-            authorization.append(UInt8(ascii: "/"))
-            authorization.append(contentsOf: dayKey.scope.utf8)
-            authorization.append(contentsOf: ", SignedHeaders=".utf8)
-            authorization.append(contentsOf: canonical.bytes[canonical.signedRange])
-            authorization.append(contentsOf: ", Signature=".utf8)
-            authorization.append(contentsOf: signature.utf8)
-            signed.headerFields.append(HTTPField(name: .authorization, lenientValue: authorization))
+            signed.headerFields.append(authorization(canonical: canonical, dayKey: dayKey, signature: signature))
             return Signed(
                 request: signed,
                 canonicalBytes: canonical.bytes,
                 stringToSignBytes: stringToSign,
                 signature: signature
             )
+        }
+
+        /// `Authorization: AWS4-HMAC-SHA256 Credential=ID/SCOPE, SignedHeaders=NAMES, Signature=HEX`,
+        /// written straight into the value's string.
+        func authorization(canonical: Canonical, dayKey: DayKey, signature: String) -> HTTPField {
+            let scope = dayKey.scope
+            let capacity = 64 + credentials.accessKeyID.utf8.count + scope.utf8.count + canonical.signedRange.count
+                + signature.utf8.count
+            let value = String(writingAtMost: capacity) { writer in
+                writer.write(contentsOf: Self.algorithm)
+                writer.write(" Credential=")
+                writer.write(contentsOf: credentials.accessKeyID)
+                writer.write(UInt8(ascii: "/"))
+                writer.write(contentsOf: scope)
+                writer.write(", SignedHeaders=")
+                canonical.bytes.withUnsafeBufferPointer {
+                    writer.write(UnsafeBufferPointer(rebasing: $0[canonical.signedRange]))
+                }
+                writer.write(", Signature=")
+                writer.write(contentsOf: signature)
+            }
+            // Only the key id and the scope (day, region, service) can hold control characters
+            // (the names are tokens, the rest is fixed text and hex). Without any, the value is
+            // a legal field value, which `HTTPField(name:value:)` keeps as it is; with some, the
+            // lenient rule replaces only NUL, CR and LF, as it always has.
+            guard plainText, dayKey.plainDay else {
+                return HTTPField(name: .authorization, lenientValue: Array(value.utf8))
+            }
+            return HTTPField(name: .authorization, value: value)
         }
 
         /// `request` as a presigned URL valid for `expires` seconds (at most 7 days): the
@@ -230,6 +253,13 @@ extension AWS {
             return scope
         }
 
+        /// Whether `text` holds a control character (below 0x20, or 0x7F).
+        static func hasControl(_ text: String) -> Bool {
+            func isControl(_ octet: UInt8) -> Bool { octet < 0x20 || octet == 0x7F }
+            return text.utf8.withContiguousStorageIfAvailable { $0.contains(where: isControl) }
+                ?? text.utf8.contains(where: isControl)
+        }
+
         /// Whether the signer sets the field (lowercase name) itself.
         static func isSet(_ name: String) -> Bool {
             // Most names are none of these: their length says so without comparing the text.
@@ -241,35 +271,58 @@ extension AWS {
             }
         }
 
-        /// The day's signing key for one scope, and an HMAC-SHA256 already keyed with it (copied
-        /// for each signature, so that the key's inner and outer blocks are hashed once a day).
-        struct DayKey: Sendable {
+        /// The day's signing key for one scope, and HMAC-SHA256 keyed with it (``KeyedHMAC``: the
+        /// SHA-256 states after `K XOR ipad` and `K XOR opad`, RFC 2104 §2), copied for each
+        /// signature so that the key's two blocks are hashed once a day. A class: the cache
+        /// hands it out with one retain.
+        final class DayKey: Sendable {
             /// `yyyyMMdd`.
-            var day: String
+            let day: String
             /// `yyyyMMdd/region/service/aws4_request`.
-            var scope: String
-            var key: SymmetricKey
-            var hmac: HMAC<SHA256>
+            let scope: String
+            /// Whether ``day`` is free of control characters (a date given by the caller may not be).
+            let plainDay: Bool
+            let key: SymmetricKey
+            private let hmac: KeyedHMAC<SHA256>
+
+            init(day: String, scope: String, key: [UInt8]) {
+                self.day = day
+                self.scope = scope
+                self.plainDay = !AWS.SigV4Signer.hasControl(day)
+                self.key = SymmetricKey(data: key)
+                self.hmac = KeyedHMAC(key: key)
+            }
+
+            /// HMAC-SHA256(key, `message`) in lowercase hex.
+            func hexMAC(_ message: UnsafeRawBufferPointer) -> String {
+                hmac.withAuthenticationCode(for: message) { Hex.encode($0) }
+            }
         }
 
         /// The string to sign and the signature of `canonical`, with the day's key.
         func sign(canonical: [UInt8], date: String, dayKey: DayKey) -> (stringToSign: [UInt8], signature: String) {
-            var stringToSign: [UInt8] = []
-            stringToSign.reserveCapacity(Self.algorithm.utf8.count + date.utf8.count + dayKey.scope.utf8.count + 67)
-            stringToSign.append(contentsOf: Self.algorithm.utf8)
-            stringToSign.append(0x0A)
-            stringToSign.append(contentsOf: date.utf8)
-            stringToSign.append(0x0A)
-            stringToSign.append(contentsOf: dayKey.scope.utf8)
-            stringToSign.append(0x0A)
-            // The buffer-pointer entry point: `hash(data:)` iterates a `DataProtocol`'s regions
-            // generically, which costs more than hashing the few hundred bytes here.
+            // The buffer-pointer entry points: `hash(data:)` and `HMAC.update(data:)` iterate a
+            // `DataProtocol`'s regions generically, which costs more than hashing the few
+            // hundred bytes here.
             var hasher = SHA256()
             canonical.withUnsafeBytes { hasher.update(bufferPointer: $0) }
-            hasher.finalize().withUnsafeBytes { Self.appendHex($0, to: &stringToSign) }
-            var hmac = dayKey.hmac
-            hmac.update(data: stringToSign)
-            return (stringToSign, hmac.finalize().withUnsafeBytes { Hex.encode($0) })
+            let digest = hasher.finalize()
+            let capacity = Self.algorithm.utf8.count + date.utf8.count + dayKey.scope.utf8.count + 67
+            let stringToSign = [UInt8](writingAtMost: capacity) { writer in
+                writer.write(contentsOf: Self.algorithm)
+                writer.write(0x0A)
+                writer.write(contentsOf: date)
+                writer.write(0x0A)
+                writer.write(contentsOf: dayKey.scope)
+                writer.write(0x0A)
+                digest.withUnsafeBytes { bytes in
+                    for byte in bytes {
+                        writer.write(Hex.digit(byte >> 4, uppercase: false))
+                        writer.write(Hex.digit(byte & 0x0F, uppercase: false))
+                    }
+                }
+            }
+            return (stringToSign, stringToSign.withUnsafeBytes { dayKey.hexMAC($0) })
         }
 
         /// kSigning = HMAC(HMAC(HMAC(HMAC("AWS4" + secret, day), region), service), "aws4_request"),
@@ -284,11 +337,18 @@ extension AWS {
             let day = String(decoding: date.utf8.prefix(8), as: UTF8.self)
             if let cached = keys.withLock({ $0 }), cached.day == day { return cached }
             var key = credentials.secretAccessKey.withRevealedUTF8 { Array("AWS4".utf8) + Array($0) }
-            for part in [day, region, service, "aws4_request"] {
-                key = Array(HMAC<SHA256>.authenticationCode(for: Array(part.utf8), using: SymmetricKey(data: key)))
+            // Each step with the concrete HMAC (swift-crypto's `HMAC.update(data:)` is generic
+            // over `DataProtocol`, and its metadata look-ups cost more than the hashing here).
+            func derive(_ part: String) {
+                key = part.utf8.withContiguousStorageIfAvailable {
+                    KeyedHMAC<SHA256>.authenticationCode(key: key, message: UnsafeRawBufferPointer($0))
+                } ?? Array(part.utf8).withUnsafeBytes { KeyedHMAC<SHA256>.authenticationCode(key: key, message: $0) }
             }
-            let derived = SymmetricKey(data: key)
-            let dayKey = DayKey(day: day, scope: scope(date), key: derived, hmac: HMAC<SHA256>(key: derived))
+            derive(day)
+            derive(region)
+            derive(service)
+            derive("aws4_request")
+            let dayKey = DayKey(day: day, scope: scope(date), key: key)
             keys.withLock { $0 = dayKey }
             return dayKey
         }

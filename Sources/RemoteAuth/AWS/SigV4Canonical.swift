@@ -22,18 +22,18 @@ extension AWS.SigV4Signer {
     ) throws -> Canonical {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(512)
-        bytes.append(contentsOf: request.method.rawValue.utf8)
+        bytes.appendUTF8(request.method.rawValue)
         bytes.append(0x0A)
         let target = request.target
         appendCanonicalPath(target.path, to: &bytes)
         bytes.append(0x0A)
         if target.query != nil || !extraQuery.isEmpty {
-            bytes.append(contentsOf: Self.canonicalQuery(String(target.query ?? ""), extra: extraQuery).utf8)
+            bytes.appendUTF8(Self.canonicalQuery(String(target.query ?? ""), extra: extraQuery))
         }
         bytes.append(0x0A)
         let signedRange = try Self.appendCanonicalHeaders(request, to: &bytes)
         bytes.append(0x0A)
-        bytes.append(contentsOf: payloadHash.utf8)
+        bytes.appendUTF8(payloadHash)
         return Canonical(bytes: bytes, signedRange: signedRange)
     }
 
@@ -110,78 +110,136 @@ extension AWS.SigV4Signer {
     /// Appends the `name:value\n` lines, sorted by name (`host` always, repeated fields joined
     /// with `,` in their order), an empty line, and the names joined with `;`; returns where the
     /// names are.
+    ///
+    /// Each signed field is read once, its name and folded value written after `bytes` in the
+    /// request's order; the lines are then sorted as byte ranges of that text (a stable
+    /// insertion sort: repeated fields keep their order) and written in place of it. No field,
+    /// name or value is copied into an array of its own on the way.
     static func appendCanonicalHeaders(_ request: HTTPRequest, to bytes: inout [UInt8]) throws -> Range<Int> {
         guard let authority = request.authority, !authority.isEmpty else {
             throw AWS.SigV4Error("the request has no authority: SigV4 signs the host")
         }
-        var fields: [(name: String, value: String)] = []
-        fields.reserveCapacity(request.headerFields.count + 1)
-        fields.append(("host", authority))
-        for field in request.headerFields {
-            let name = field.name.canonicalName
-            guard !(name.utf8.count == 4 && name == "host"), !isUnsigned(name) else { continue }
-            // Sorted as they come, stable: repeated fields keep their order.
-            fields.append((name, field.value))
-            var index = fields.count - 1
-            while index > 0, name.utf8.lexicographicallyPrecedes(fields[index - 1].name.utf8) {
-                fields.swapAt(index, index - 1)
-                index -= 1
+        let fields = request.headerFields
+        return withUnsafeTemporaryAllocation(of: FieldText.self, capacity: fields.count + 1) { texts in
+            let scratch = bytes.count
+            bytes.append(contentsOf: "host".utf8)
+            appendFolded(authority, to: &bytes)
+            texts[0] = FieldText(start: scratch, nameEnd: scratch + 4, end: bytes.count)
+            var count = 1
+            for field in fields {
+                let name = field.name.canonicalName
+                guard !(name.utf8.count == 4 && name == "host"), !isUnsigned(name) else { continue }
+                let start = bytes.count
+                bytes.appendUTF8(name)
+                let nameEnd = bytes.count
+                appendFolded(field.value, to: &bytes)
+                texts[count] = FieldText(start: start, nameEnd: nameEnd, end: bytes.count)
+                count += 1
+            }
+            let scratchLength = bytes.count - scratch
+            // Each line is at most its text, `:` and a line feed; each name at most its text and `;`.
+            let capacity = 2 * scratchLength + 3 * count + 2
+            return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { out in
+                var writer = ByteWriter(out)
+                var namesOffset = 0
+                bytes.withUnsafeBufferPointer { text in
+                    let base = text.baseAddress!
+                    func name(_ slot: Int) -> UnsafeBufferPointer<UInt8> {
+                        let field = texts[slot]
+                        return UnsafeBufferPointer(start: base + field.start, count: field.nameEnd - field.start)
+                    }
+                    // Names are tokens (RFC 9110 §5.1): compared as bytes.
+                    func precedes(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+                        for index in 0..<min(a.count, b.count) where a[index] != b[index] {
+                            return a[index] < b[index]
+                        }
+                        return a.count < b.count
+                    }
+                    func sameName(_ slot: Int) -> Bool {
+                        slot > 0 && name(slot - 1).elementsEqual(name(slot))
+                    }
+                    for slot in 1..<count {
+                        let moving = texts[slot]
+                        let movingName = name(slot)
+                        var target = slot
+                        while target > 0, precedes(movingName, name(target - 1)) {
+                            texts[target] = texts[target - 1]
+                            target -= 1
+                        }
+                        texts[target] = moving
+                    }
+                    for slot in 0..<count {
+                        let field = texts[slot]
+                        let value = UnsafeBufferPointer(start: base + field.nameEnd, count: field.end - field.nameEnd)
+                        if sameName(slot) {
+                            writer.write(UInt8(ascii: ","))
+                        } else {
+                            if slot > 0 { writer.write(0x0A) }
+                            writer.write(name(slot))
+                            writer.write(UInt8(ascii: ":"))
+                        }
+                        writer.write(value)
+                    }
+                    writer.write(0x0A)
+                    writer.write(0x0A)
+                    namesOffset = writer.count
+                    for slot in 0..<count where !sameName(slot) {
+                        if slot > 0 { writer.write(UInt8(ascii: ";")) }
+                        writer.write(name(slot))
+                    }
+                }
+                bytes.removeLast(scratchLength)
+                let namesStart = bytes.count + namesOffset
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: out[..<writer.count]))
+                return namesStart..<bytes.count
             }
         }
-        for index in fields.indices {
-            if index > 0, fields[index - 1].name == fields[index].name {
-                bytes.append(UInt8(ascii: ","))
-            } else {
-                if index > 0 { bytes.append(0x0A) }
-                bytes.append(contentsOf: fields[index].name.utf8)
-                bytes.append(UInt8(ascii: ":"))
-            }
-            appendFolded(fields[index].value, to: &bytes)
-        }
-        bytes.append(0x0A)
-        bytes.append(0x0A)
-        let start = bytes.count
-        for index in fields.indices where index == 0 || fields[index - 1].name != fields[index].name {
-            if index > 0 { bytes.append(UInt8(ascii: ";")) }
-            bytes.append(contentsOf: fields[index].name.utf8)
-        }
-        return start..<bytes.count
+    }
+
+    /// Where a signed field's name and folded value were written (see ``appendCanonicalHeaders(_:to:)``).
+    private struct FieldText {
+        var start: Int
+        var nameEnd: Int
+        var end: Int
     }
 
     /// Appends `value` trimmed, with each inner run of spaces and tabs folded to one space.
     static func appendFolded(_ value: String, to bytes: inout [UInt8]) {
-        var value = value
-        value.withUTF8 { octets in
-            // Most values need nothing folded: copied as they are.
-            func isSpace(_ octet: UInt8) -> Bool { octet == 0x20 || octet == 0x09 }
-            var clean = octets.isEmpty || (!isSpace(octets[0]) && !isSpace(octets[octets.count - 1]))
-            if clean {
-                var previousSpace = false
-                for octet in octets {
-                    let space = isSpace(octet)
-                    if space && (previousSpace || octet == 0x09) {
-                        clean = false
-                        break
-                    }
-                    previousSpace = space
-                }
-            }
-            if clean {
-                bytes.append(contentsOf: octets)
-                return
-            }
-            var started = false
-            var pendingSpace = false
+        let done: Void? = value.utf8.withContiguousStorageIfAvailable { appendFolded($0, to: &bytes) }
+        if done == nil { Array(value.utf8).withUnsafeBufferPointer { appendFolded($0, to: &bytes) } }
+    }
+
+    /// Appends `octets` trimmed, with each inner run of spaces and tabs folded to one space.
+    static func appendFolded(_ octets: UnsafeBufferPointer<UInt8>, to bytes: inout [UInt8]) {
+        // Most values need nothing folded: copied as they are.
+        func isSpace(_ octet: UInt8) -> Bool { octet == 0x20 || octet == 0x09 }
+        var clean = octets.isEmpty || (!isSpace(octets[0]) && !isSpace(octets[octets.count - 1]))
+        if clean {
+            var previousSpace = false
             for octet in octets {
-                if isSpace(octet) {
-                    pendingSpace = started
-                    continue
+                let space = isSpace(octet)
+                if space && (previousSpace || octet == 0x09) {
+                    clean = false
+                    break
                 }
-                if pendingSpace { bytes.append(0x20) }
-                pendingSpace = false
-                started = true
-                bytes.append(octet)
+                previousSpace = space
             }
+        }
+        if clean {
+            bytes.append(contentsOf: octets)
+            return
+        }
+        var started = false
+        var pendingSpace = false
+        for octet in octets {
+            if isSpace(octet) {
+                pendingSpace = started
+                continue
+            }
+            if pendingSpace { bytes.append(0x20) }
+            pendingSpace = false
+            started = true
+            bytes.append(octet)
         }
     }
 
@@ -191,18 +249,14 @@ extension AWS.SigV4Signer {
         appendFolded(value, to: &bytes)
         return String(decoding: bytes, as: UTF8.self)
     }
+}
 
-    /// Appends the lowercase hex of `digest`.
-    static func appendHex(_ digest: UnsafeRawBufferPointer, to bytes: inout [UInt8]) {
-        let start = bytes.count
-        bytes.append(contentsOf: repeatElement(0, count: digest.count * 2))
-        bytes.withUnsafeMutableBufferPointer { buffer in
-            var index = start
-            for byte in digest {
-                buffer[index] = Hex.digit(byte >> 4, uppercase: false)
-                buffer[index + 1] = Hex.digit(byte & 0x0F, uppercase: false)
-                index += 2
-            }
-        }
+extension Array where Element == UInt8 {
+    /// Appends `text`'s UTF-8, borrowed in place (`append(contentsOf: text.utf8)` takes the
+    /// string, a retain and a release per call).
+    @inline(__always)
+    mutating func appendUTF8(_ text: String) {
+        let done: Void? = text.utf8.withContiguousStorageIfAvailable { append(contentsOf: $0) }
+        if done == nil { append(contentsOf: text.utf8) }
     }
 }

@@ -9,8 +9,8 @@ package import Crypto
 /// the signer's path it cost about 3,000 instructions of metadata look-ups per signature, a
 /// third of the HMAC itself. Here every call is concrete.
 package struct KeyedHMAC<H: HMACHashFunction>: Sendable {
-    private let inner: H
-    private let outer: H
+    private var inner: H
+    private var outer: H
 
     package init(key: some Collection<UInt8>) {
         // 1. A key longer than the block is hashed first; 2. then padded with zeros to the block.
@@ -50,6 +50,17 @@ package struct KeyedHMAC<H: HMACHashFunction>: Sendable {
         _ body: (UnsafeRawBufferPointer) throws -> Result
     ) rethrows -> Result {
         try message.withUnsafeBytes { try withAuthenticationCode(for: $0, body) }
+    }
+
+    /// The authentication code of `message` under a key used once (a key derivation's step):
+    /// the two states are finished in place, where ``withAuthenticationCode(for:_:)`` copies
+    /// them for each message.
+    package static func authenticationCode(key: some Collection<UInt8>, message: UnsafeRawBufferPointer) -> [UInt8] {
+        var keyed = KeyedHMAC(key: key)
+        keyed.inner.update(bufferPointer: message)
+        let innerCode = keyed.inner.finalize()
+        H.withBytes(of: innerCode) { keyed.outer.update(bufferPointer: $0) }
+        return H.withBytes(of: keyed.outer.finalize()) { Array($0) }
     }
 
     /// Whether `code` is the authentication code of `message`, compared in constant time.
