@@ -63,18 +63,19 @@ extension HTTPMessageSignatures {
     ///   ``Error/Code/componentNotApplicable``, ``Error/Code/invalidStructuredField``,
     ///   ``Error/Code/trailersUnavailable``.
     public static func signatureBase(for message: Message, input: SignatureInput) throws -> String {
-        try signatureBase(for: message, input: input, serializedComponents: nil).base
+        String(decoding: try signatureBase(for: message, input: input, serializedComponents: nil).base, as: UTF8.self)
     }
 
-    /// The signature base, and the serialized signature parameters (its last line's value, and
-    /// the signature's member of `Signature-Input`), with the components' identifiers already
-    /// serialized when `serializedComponents` holds them (a signer's, serialized once).
+    /// The signature base's bytes (as signed), and the serialized signature parameters (its last
+    /// line's value, and the signature's member of `Signature-Input`), with the components'
+    /// identifiers already serialized when `serializedComponents` holds them (a signer's,
+    /// serialized once).
     static func signatureBase(
         for message: Message,
         input: SignatureInput,
         serializedComponents: [String]?
-    ) throws -> (base: String, parameters: String) {
-        var base = ""
+    ) throws -> (base: [UInt8], parameters: String) {
+        var base: [UInt8] = []
         base.reserveCapacity(256)
         let components = input.components
         // A hostile Signature-Input may list many components: a set beyond a few.
@@ -90,15 +91,16 @@ extension HTTPMessageSignatures {
             }
             // 2.2–2.5 The serialized identifier, ": ", the component value, LF.
             let value = try componentValue(component, of: message)
-            base += try serializedComponents?[index] ?? component.serialized()
-            base += ": "
-            base += value
-            base += "\n"
+            base.appendUTF8(try serializedComponents?[index] ?? component.serialized())
+            base.append(UInt8(ascii: ":"))
+            base.append(UInt8(ascii: " "))
+            base.appendUTF8(value)
+            base.append(0x0A)
         }
         // 3. The signature parameters line, with no LF after it.
-        let parameters = try input.serialized()
-        base += "\"@signature-params\": "
-        base += parameters
+        let parameters = try input.serializedDirectly(serializedComponents: serializedComponents) ?? input.serialized()
+        base.appendUTF8("\"@signature-params\": ")
+        base.appendUTF8(parameters)
         return (base, parameters)
     }
 
@@ -155,6 +157,7 @@ extension HTTPMessageSignatures {
         if byteSequence && (structured || key != nil) {
             throw Error(.invalidComponent, "\(component): 'bs' cannot be combined with 'sf' or 'key' (RFC 9421 §2.1.3)")
         }
+        if component.parameters.isEmpty, let value = singleUntrimmedLine(component.name, head: head) { return value }
         guard let name = HTTPField.Name(component.name) else {
             throw Error(.invalidComponent, "\"\(component.name)\" is not a field name")
         }
@@ -211,6 +214,30 @@ extension HTTPMessageSignatures {
             }
         }
         return combined
+    }
+
+    /// The value of the header section's one field line named `name` (lowercase) when it is
+    /// the component value as it is: a single line with nothing for §2.1 steps 1–2 to replace
+    /// or trim. `nil` otherwise (no line, several, or one to clean), for ``fieldValue(_:head:trailers:)``.
+    /// A field's canonical name is a valid lowercase token, so a match means `name` is one too.
+    static func singleUntrimmedLine(_ name: String, head: Message.Head) -> String? {
+        let fields: HTTPFields
+        switch head {
+        case .request(let request): fields = request.headerFields
+        case .response(let response): fields = response.headerFields
+        }
+        var found: String?
+        for field in fields where field.name.canonicalName == name {
+            guard found == nil else { return nil }
+            found = field.value
+        }
+        guard let value = found else { return nil }
+        let clean: Bool? = value.utf8.withContiguousStorageIfAvailable { octets in
+            guard let first = octets.first, let last = octets.last else { return true }
+            func isSpace(_ octet: UInt8) -> Bool { octet == 0x20 || octet == 0x09 }
+            return !isSpace(first) && !isSpace(last) && !octets.contains { $0 == 0x0D || $0 == 0x0A }
+        }
+        return clean == true ? value : nil
     }
 
     /// `value` without leading and trailing spaces and tabs, obsolete line folding replaced by

@@ -277,17 +277,22 @@ extension HTTPMessageSignatures {
             guard !(try labels(in: fields)).contains(label) else {
                 throw Error(.duplicateLabel, "the message already has a signature labelled '\(label)'")
             }
-            var signatureMember = StructuredFields.Dictionary()
-            signatureMember[label] = .item(
-                Item(
-                    bareItem: RFC9651BareItem.undecodedByteSequence(RemoteAuthBase64.encode(signature)),
-                    parameters: OrderedMap<String, RFC9651BareItem>()
-                )
-            )
             let inputLine: String
             let signatureLine: String
             do {
-                signatureLine = try StructuredFields.serialize(signatureMember)
+                if StructuredFieldText.isKey(label) {
+                    // RFC 8941 §4.1.2, §4.1.8: the key, "=", and the byte sequence in colons.
+                    signatureLine = label + "=:" + RemoteAuthBase64.encode(signature) + ":"
+                } else {
+                    var signatureMember = StructuredFields.Dictionary()
+                    signatureMember[label] = .item(
+                        Item(
+                            bareItem: RFC9651BareItem.undecodedByteSequence(RemoteAuthBase64.encode(signature)),
+                            parameters: OrderedMap<String, RFC9651BareItem>()
+                        )
+                    )
+                    signatureLine = try StructuredFields.serialize(signatureMember)
+                }
                 if let serializedInput {
                     // RFC 8941 §4.1.2: a dictionary's member is its key, "=", and its value
                     // serialized; the key is the label the serializer has just accepted, the

@@ -68,7 +68,9 @@ extension HTTPMessageSignatures {
 
         /// The signature input this signer sends at `created`.
         public func signatureInput(created: Int64) -> SignatureInput {
-            var parameters: [SignatureParameter] = [.created(created)]
+            var parameters: [SignatureParameter] = []
+            parameters.reserveCapacity(6)
+            parameters.append(.created(created))
             if let lifetime { parameters.append(.expires(created + lifetime)) }
             if let nonce {
                 parameters.append(.nonce(nonce))
@@ -123,8 +125,12 @@ extension HTTPMessageSignatures {
         /// Signs `message` with an explicit `input` (its parameters as given, in order), without
         /// writing any field.
         public func sign(_ message: Message, input: SignatureInput) throws -> Signed {
-            try sign(message, input: input, serializedComponents: input.components == components ? serializedComponents : nil)
-                .signed
+            // The signer's serialized identifiers stand for the input's only when they are the
+            // same identifiers written the same way (`==` ignores the parameters' order).
+            let same = input.components.elementsEqual(components) {
+                $0.name == $1.name && $0.parameters == $1.parameters
+            }
+            return try sign(message, input: input, serializedComponents: same ? serializedComponents : nil).signed
         }
 
         /// The signature, and the serialized signature parameters.
@@ -138,8 +144,9 @@ extension HTTPMessageSignatures {
                 input: input,
                 serializedComponents: serializedComponents
             )
-            let signature = try key.signature(for: Array(base.utf8))
-            return (Signed(label: label, input: input, signatureBase: base, signature: signature), parameters)
+            let signature = try key.signature(for: base)
+            let text = String(decoding: base, as: UTF8.self)
+            return (Signed(label: label, input: input, signatureBase: text, signature: signature), parameters)
         }
 
         public var description: String { "HTTPMessageSignatures.Signer(\(label), \(key))" }
