@@ -124,7 +124,7 @@ extension AWS.SigV4Signer {
             let scratch = bytes.count
             bytes.append(contentsOf: "host".utf8)
             appendFolded(authority, to: &bytes)
-            texts[0] = FieldText(start: scratch, nameEnd: scratch + 4, end: bytes.count)
+            texts[0] = FieldText(start: scratch, nameEnd: scratch + 4, end: bytes.count, repeated: false)
             var count = 1
             for field in fields {
                 let name = field.name.canonicalName
@@ -133,7 +133,7 @@ extension AWS.SigV4Signer {
                 bytes.appendUTF8(name)
                 let nameEnd = bytes.count
                 appendFolded(field.value, to: &bytes)
-                texts[count] = FieldText(start: start, nameEnd: nameEnd, end: bytes.count)
+                texts[count] = FieldText(start: start, nameEnd: nameEnd, end: bytes.count, repeated: false)
                 count += 1
             }
             let scratchLength = bytes.count - scratch
@@ -155,9 +155,7 @@ extension AWS.SigV4Signer {
                         }
                         return a.count < b.count
                     }
-                    func sameName(_ slot: Int) -> Bool {
-                        slot > 0 && name(slot - 1).elementsEqual(name(slot))
-                    }
+                    func sameName(_ slot: Int) -> Bool { texts[slot].repeated }
                     for slot in 1..<count {
                         let moving = texts[slot]
                         let movingName = name(slot)
@@ -167,6 +165,12 @@ extension AWS.SigV4Signer {
                             target -= 1
                         }
                         texts[target] = moving
+                    }
+                    // Whether each line's name is its predecessor's (a repeated field, joined with
+                    // `,`): in sorted order, the same length and not before it.
+                    for slot in 1..<count {
+                        let previous = name(slot - 1)
+                        texts[slot].repeated = previous.count == name(slot).count && !precedes(previous, name(slot))
                     }
                     for slot in 0..<count {
                         let field = texts[slot]
@@ -201,6 +205,8 @@ extension AWS.SigV4Signer {
         var start: Int
         var nameEnd: Int
         var end: Int
+        /// Whether the name is the one of the line before, once sorted.
+        var repeated: Bool
     }
 
     /// Appends `value` trimmed, with each inner run of spaces and tabs folded to one space.

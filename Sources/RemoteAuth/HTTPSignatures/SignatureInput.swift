@@ -282,7 +282,13 @@ extension HTTPMessageSignatures {
             do {
                 if StructuredFieldText.isKey(label) {
                     // RFC 8941 §4.1.2, §4.1.8: the key, "=", and the byte sequence in colons.
-                    signatureLine = label + "=:" + RemoteAuthBase64.encode(signature) + ":"
+                    let base64 = RemoteAuthBase64.encode(signature)
+                    signatureLine = String(writingAtMost: label.utf8.count + base64.utf8.count + 3) { writer in
+                        writer.write(contentsOf: label)
+                        writer.write("=:")
+                        writer.write(contentsOf: base64)
+                        writer.write(UInt8(ascii: ":"))
+                    }
                 } else {
                     var signatureMember = StructuredFields.Dictionary()
                     signatureMember[label] = .item(
@@ -297,7 +303,11 @@ extension HTTPMessageSignatures {
                     // RFC 8941 §4.1.2: a dictionary's member is its key, "=", and its value
                     // serialized; the key is the label the serializer has just accepted, the
                     // value the inner list serialized for `@signature-params` (§2.3: the same).
-                    inputLine = label + "=" + serializedInput
+                    inputLine = String(writingAtMost: label.utf8.count + serializedInput.utf8.count + 1) { writer in
+                        writer.write(contentsOf: label)
+                        writer.write(UInt8(ascii: "="))
+                        writer.write(contentsOf: serializedInput)
+                    }
                 } else {
                     var inputMember = StructuredFields.Dictionary()
                     inputMember[label] = .innerList(input.innerList)
