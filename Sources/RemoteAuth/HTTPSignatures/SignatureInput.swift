@@ -280,25 +280,14 @@ extension HTTPMessageSignatures {
             let inputLine: String
             let signatureLine: String
             do {
-                if StructuredFieldText.isKey(label) {
-                    // RFC 8941 §4.1.2, §4.1.8: the key, "=", and the byte sequence in colons.
-                    let base64 = RemoteAuthBase64.encode(signature)
-                    signatureLine = String(writingAtMost: label.utf8.count + base64.utf8.count + 3) { writer in
-                        writer.write(contentsOf: label)
-                        writer.write("=:")
-                        writer.write(contentsOf: base64)
-                        writer.write(UInt8(ascii: ":"))
-                    }
-                } else {
-                    var signatureMember = StructuredFields.Dictionary()
-                    signatureMember[label] = .item(
-                        Item(
-                            bareItem: RFC9651BareItem.undecodedByteSequence(RemoteAuthBase64.encode(signature)),
-                            parameters: OrderedMap<String, RFC9651BareItem>()
-                        )
+                var signatureMember = StructuredFields.Dictionary()
+                signatureMember[label] = .item(
+                    Item(
+                        bareItem: RFC9651BareItem.undecodedByteSequence(RemoteAuthBase64.encode(signature)),
+                        parameters: OrderedMap<String, RFC9651BareItem>()
                     )
-                    signatureLine = try StructuredFields.serialize(signatureMember)
-                }
+                )
+                signatureLine = try StructuredFields.serialize(signatureMember)
                 if let serializedInput {
                     // RFC 8941 §4.1.2: a dictionary's member is its key, "=", and its value
                     // serialized; the key is the label the serializer has just accepted, the
