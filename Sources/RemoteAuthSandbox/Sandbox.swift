@@ -77,10 +77,9 @@ public enum Sandbox {
     /// Runs a sandbox in this process until `stop` finishes, then shuts it down gracefully: it
     /// stops accepting, serves the connections it has accepted, and closes them once idle.
     ///
-    /// Not by cancellation: cancelling the server's task drops the connections it has accepted
-    /// but not yet handed to its accept loop, and SwiftNIO traps on each ("Deinited
-    /// NIOAsyncWriter without calling finish()", apple/swift-nio#2637 and #3481). Seen here under
-    /// ThreadSanitizer, whose slowness widens that window. A connection still busy after
+    /// Not by cancellation, which cuts the requests in flight. Either way, a connection accepted
+    /// as the server stops, before its accept loop took it, is closed unserved (SwiftNIO would
+    /// trap on it: see `GuardedChildChannel`). A connection still busy after
     /// `gracefulShutdownLimit` is cut (the shutdown escalates to cancellation).
     static func run(
         _ configuration: SandboxConfiguration,
@@ -125,20 +124,24 @@ public enum Sandbox {
         let issuer = OAuth2Issuer()
         let router = makeRouter(configuration, store: store, stateFile: stateFile, scheme: scheme, issuer: issuer)
         var logger = Logger(label: "RemoteAuthSandbox")
-        // In-process (tests, benchmarks) the server is stopped by cancellation, which
-        // HummingbirdCore reports as an error; only the command line's own run logs warnings.
+        // In-process (tests, benchmarks) a server stopped by cancellation is reported by
+        // HummingbirdCore as an error; only the command line's own run logs warnings.
         logger.logLevel = handlingSignals ? .warning : .critical
-        let http1: HTTPServerBuilder
+        let http1Configuration: HTTP1Channel.Configuration
         if let onConnection = configuration.onConnection {
-            http1 = .http1(configuration: .init(additionalChannelHandlers: [ConnectionObserver(observe: onConnection)]))
+            http1Configuration = .init(additionalChannelHandlers: [ConnectionObserver(observe: onConnection)])
         } else {
-            http1 = .http1()
+            http1Configuration = .init()
         }
-        let server: HTTPServerBuilder
-        if let tls = configuration.tls {
-            server = try .tls(http1, configuration: SandboxTLS.channelConfiguration(tls))
-        } else {
-            server = http1
+        let tlsConfiguration = try configuration.tls.map(SandboxTLS.channelConfiguration)
+        // HummingbirdCore's HTTP/1.1 (and TLS) child channel, each accepted connection guarded
+        // so that one dropped unserved at shutdown is closed, not a trap: see GuardedChildChannel.
+        let server = HTTPServerBuilder { responder in
+            let http1 = HTTP1Channel(responder: responder, configuration: http1Configuration)
+            if let tlsConfiguration {
+                return GuardedChildChannel(base: try TLSChannel(http1, configuration: tlsConfiguration))
+            }
+            return GuardedChildChannel(base: http1)
         }
         let app = Application(
             router: router,
