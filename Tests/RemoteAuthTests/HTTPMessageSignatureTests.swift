@@ -1,7 +1,8 @@
 import Foundation
 import HTTPTypes
-import RemoteAuth
 import Testing
+
+@testable import RemoteAuth
 
 /// RFC 9421 Appendix B and §4.3 (`Tests/Vectors/rfc9421.json`, sources in SOURCES.md): for
 /// every example, the signature base byte for byte, the RFC's signature verified, the signature
@@ -196,6 +197,54 @@ struct RFC9421Vectors: Decodable, Sendable {
         let signed = try signer.sign(try vectors.message(vector.message), input: input)
         #expect(signed.signatureBase == vector.signature_base)
         #expect(Data(signed.signature).base64EncodedString() == vector.signature)
+    }
+
+    /// A signer whose own components are the input's uses its identifiers serialized once, and
+    /// the signature parameters composed from them (RFC 8941 §4.1.1.1): the same bytes as
+    /// the RFC's, base and `Signature-Input` member.
+    @Test(arguments: try RFC9421Vectors.cases())
+    func signerWithTheInputsComponents(_ vector: RFC9421Vectors.Case) throws {
+        let message = try vectors.signedMessage(vector)
+        let input = try #require(HTTPMessageSignatures.MessageSignatures(message.headerFields)[vector.label]).input
+        let identifiers = try input.components.map { try $0.serialized() }
+        #expect(try input.serialized(components: identifiers) == vector.signature_input)
+        let signer = HTTPMessageSignatures.Signer(
+            key: try vectors.signingKey(vector),
+            label: vector.label,
+            components: input.components
+        )
+        let signed = try signer.sign(try vectors.message(vector.message), input: input)
+        #expect(signed.signatureBase == vector.signature_base)
+    }
+
+    /// Identifiers equal under `==` with their parameters in another order are not the
+    /// signer's: the base is written in the input's order (§2.5 step 2.2), not the signer's.
+    @Test func inputsParameterOrderIsKept() throws {
+        let vector = try #require(vectors.cases.first { $0.section == "B.2.1" })
+        let message = try vectors.message(vector.message)
+        let field = HTTPMessageSignatures.ComponentIdentifier(
+            name: "content-digest",
+            parameters: [.structuredField, .key("sha-512")]
+        )
+        let reordered = HTTPMessageSignatures.ComponentIdentifier(
+            name: "content-digest",
+            parameters: [.key("sha-512"), .structuredField]
+        )
+        #expect(field == reordered)
+        let signer = HTTPMessageSignatures.Signer(
+            key: try vectors.signingKey(vector),
+            components: [.method, field],
+            now: { 1_618_884_473 }
+        )
+        let input = HTTPMessageSignatures.SignatureInput(
+            components: [.method, reordered],
+            parameters: [.created(1_618_884_473)]
+        )
+        let signed = try signer.sign(message, input: input)
+        let lines = signed.signatureBase.split(separator: "\n")
+        #expect(lines.count == 3)
+        #expect(lines[1].hasPrefix(#""content-digest";key="sha-512";sf: "#))
+        #expect(lines[2] == #""@signature-params": ("@method" "content-digest";key="sha-512";sf);created=1618884473"#)
     }
 
     /// The randomized algorithms (and the others): our signature over the same input, added

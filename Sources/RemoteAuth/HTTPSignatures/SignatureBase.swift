@@ -98,7 +98,7 @@ extension HTTPMessageSignatures {
             base.append(0x0A)
         }
         // 3. The signature parameters line, with no LF after it.
-        let parameters = try input.serialized()
+        let parameters = try serializedComponents.map { try input.serialized(components: $0) } ?? input.serialized()
         base.appendUTF8("\"@signature-params\": ")
         base.appendUTF8(parameters)
         return (base, parameters)

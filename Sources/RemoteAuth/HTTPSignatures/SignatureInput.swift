@@ -114,6 +114,38 @@ extension HTTPMessageSignatures {
             }
         }
 
+        /// ``serialized()``, given the components' identifiers already serialized (a signer's,
+        /// serialized once, one per component, in order).
+        ///
+        /// [RFC 8941 §4.1.1.1](https://www.rfc-editor.org/rfc/rfc8941#section-4.1.1.1): an inner
+        /// list is "(", its members serialized and separated by a space, ")", then its parameters
+        /// serialized. The parameters are serialized by swift-http-structured-headers, as those of
+        /// an empty inner list, whose serialization is "()" followed by them; only the members are
+        /// taken as given.
+        func serialized(components serializedComponents: [String]) throws -> String {
+            precondition(serializedComponents.count == components.count, "one identifier per component")
+            var map = OrderedMap<String, RFC9651BareItem>()
+            for parameter in parameters { map[parameter.name] = parameter.bareItem }
+            let empty: String
+            do {
+                empty = try StructuredFields.serialize([.innerList(InnerList(bareInnerList: BareInnerList(), parameters: map))])
+            } catch {
+                throw Error(.malformedSignatureInput, "a parameter cannot be serialized: \(error)")
+            }
+            let parameters = empty.utf8.dropFirst(2)  // "()"
+            var length = 2 + parameters.count + max(0, serializedComponents.count - 1)
+            for component in serializedComponents { length += component.utf8.count }
+            return String(writingAtMost: length) { writer in
+                writer.write(UInt8(ascii: "("))
+                for (index, component) in serializedComponents.enumerated() {
+                    if index > 0 { writer.write(UInt8(ascii: " ")) }
+                    writer.write(contentsOf: component)
+                }
+                writer.write(UInt8(ascii: ")"))
+                writer.write(parameters)
+            }
+        }
+
         public var description: String { (try? serialized()) ?? "SignatureInput(<unserializable>)" }
 
         /// Reads one member of `Signature-Input`.
