@@ -23,6 +23,9 @@ fi
 binary="$1"
 interop_begin curl-equivalence
 command -v curl >/dev/null || fatal "curl is not on PATH"
+# The cases run the binary from their own folders: a relative path is made absolute here.
+[ -x "$binary" ] || fatal "$binary is not an executable file"
+binary="$(cd "$(dirname "$binary")" && pwd)/$(basename "$binary")"
 
 port="$(free_port)"
 mkdir -p "$work/requests"
