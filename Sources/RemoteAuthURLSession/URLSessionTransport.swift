@@ -134,9 +134,13 @@ public struct URLSessionTransport: HTTPTransport {
         }
         let task = TaskState()
         // The deadline of the whole request; FoundationNetworking's timeouts are idle timeouts.
+        // A dispatch timer, not a sleeping Task: a cancelled Task.sleep keeps its allocations
+        // until its deadline has passed (swiftlang/swift#60441), one per request; a cancelled
+        // dispatch source is released at once.
         let timeout = self.timeout
-        let deadline = Task {
-            try await Task.sleep(for: .milliseconds(Int64(timeout * 1000)))
+        let deadline = DispatchSource.makeTimerSource(queue: .global())
+        deadline.schedule(deadline: .now() + timeout)
+        deadline.setEventHandler {
             task.timedOut.withLock { $0 = true }
             // The answer goes back now, whatever URLSession is still busy with (parsing a
             // 100,000-line head takes FoundationNetworking seconds past a cancel).
@@ -146,6 +150,7 @@ public struct URLSessionTransport: HTTPTransport {
             }
             task.cancel()
         }
+        deadline.resume()
         defer { deadline.cancel() }
         let limit = maximumResponseBytes
         let (data, response): (Data, URLResponse) = try await withTaskCancellationHandler {
