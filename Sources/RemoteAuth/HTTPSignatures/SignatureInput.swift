@@ -124,8 +124,7 @@ extension HTTPMessageSignatures {
         /// taken as given.
         func serialized(components serializedComponents: [String]) throws -> String {
             precondition(serializedComponents.count == components.count, "one identifier per component")
-            var map = OrderedMap<String, RFC9651BareItem>()
-            for parameter in parameters { map[parameter.name] = parameter.bareItem }
+            let map = StructuredFields.orderedMap(parameters.map { ($0.name, $0.bareItem) })
             let empty: String
             do {
                 empty = try StructuredFields.serialize([.innerList(InnerList(bareInnerList: BareInnerList(), parameters: map))])
@@ -312,13 +311,14 @@ extension HTTPMessageSignatures {
             let inputLine: String
             let signatureLine: String
             do {
-                var signatureMember = StructuredFields.Dictionary()
-                signatureMember[label] = .item(
-                    Item(
-                        bareItem: RFC9651BareItem.undecodedByteSequence(RemoteAuthBase64.encode(signature)),
-                        parameters: OrderedMap<String, RFC9651BareItem>()
+                let signatureMember: StructuredFields.Dictionary = [
+                    label: .item(
+                        Item(
+                            bareItem: RFC9651BareItem.undecodedByteSequence(RemoteAuthBase64.encode(signature)),
+                            parameters: [:]
+                        )
                     )
-                )
+                ]
                 signatureLine = try StructuredFields.serialize(signatureMember)
                 if let serializedInput {
                     // RFC 8941 §4.1.2: a dictionary's member is its key, "=", and its value
