@@ -69,11 +69,12 @@ extension HTTPMessageSignatures {
     /// The signature base's bytes (as signed), and the serialized signature parameters (its last
     /// line's value, and the signature's member of `Signature-Input`), with the components'
     /// identifiers already serialized when `serializedComponents` holds them (a signer's,
-    /// serialized once).
+    /// serialized once), and the last `tail.count` parameters too when `tail` is given.
     static func signatureBase(
         for message: Message,
         input: SignatureInput,
-        serializedComponents: [String]?
+        serializedComponents: [String]?,
+        tail: (count: Int, text: String)? = nil
     ) throws -> (base: [UInt8], parameters: String) {
         var base: [UInt8] = []
         base.reserveCapacity(256)
@@ -98,7 +99,7 @@ extension HTTPMessageSignatures {
             base.append(0x0A)
         }
         // 3. The signature parameters line, with no LF after it.
-        let parameters = try serializedComponents.map { try input.serialized(components: $0) } ?? input.serialized()
+        let parameters = try serializedComponents.map { try input.serialized(components: $0, tail: tail) } ?? input.serialized()
         base.appendUTF8("\"@signature-params\": ")
         base.appendUTF8(parameters)
         return (base, parameters)

@@ -115,24 +115,37 @@ extension HTTPMessageSignatures {
         }
 
         /// ``serialized()``, given the components' identifiers already serialized (a signer's,
-        /// serialized once, one per component, in order).
+        /// serialized once, one per component, in order) and, optionally, its last parameters
+        /// already serialized (`tail`: how many, and their serialization, such as
+        /// `;keyid="k";alg="ed25519"`).
         ///
         /// [RFC 8941 §4.1.1.1](https://www.rfc-editor.org/rfc/rfc8941#section-4.1.1.1): an inner
         /// list is "(", its members serialized and separated by a space, ")", then its parameters
-        /// serialized. The parameters are serialized by swift-http-structured-headers, as those of
-        /// an empty inner list, whose serialization is "()" followed by them; only the members are
-        /// taken as given.
-        func serialized(components serializedComponents: [String]) throws -> String {
+        /// serialized, which [§4.1.1.2](https://www.rfc-editor.org/rfc/rfc8941#section-4.1.1.2)
+        /// writes one after the other, each ";" and its key (and "=" and its value). The other
+        /// parameters are serialized by swift-http-structured-headers, as those of an empty inner
+        /// list, whose serialization is "()" followed by them; the members and the tail are taken
+        /// as given.
+        func serialized(components serializedComponents: [String], tail: (count: Int, text: String)? = nil) throws
+            -> String
+        {
             precondition(serializedComponents.count == components.count, "one identifier per component")
-            let map = StructuredFields.orderedMap(parameters.map { ($0.name, $0.bareItem) })
-            let empty: String
-            do {
-                empty = try StructuredFields.serialize([.innerList(InnerList(bareInnerList: BareInnerList(), parameters: map))])
-            } catch {
-                throw Error(.malformedSignatureInput, "a parameter cannot be serialized: \(error)")
+            let tailCount = tail?.count ?? 0
+            precondition(tailCount <= parameters.count, "a tail of the parameters")
+            var serializedHead = ""
+            if parameters.count > tailCount {
+                let map = StructuredFields.orderedMap(parameters.dropLast(tailCount).map { ($0.name, $0.bareItem) })
+                do {
+                    serializedHead = try StructuredFields.serialize(
+                        [.innerList(InnerList(bareInnerList: BareInnerList(), parameters: map))]
+                    )
+                } catch {
+                    throw Error(.malformedSignatureInput, "a parameter cannot be serialized: \(error)")
+                }
             }
-            let parameters = empty.utf8.dropFirst(2)  // "()"
-            var length = 2 + parameters.count + max(0, serializedComponents.count - 1)
+            let head = serializedHead.utf8.dropFirst(2)  // "()"
+            let tailText = tail?.text ?? ""
+            var length = 2 + head.count + tailText.utf8.count + max(0, serializedComponents.count - 1)
             for component in serializedComponents { length += component.utf8.count }
             return String(writingAtMost: length) { writer in
                 writer.write(UInt8(ascii: "("))
@@ -141,7 +154,20 @@ extension HTTPMessageSignatures {
                     writer.write(contentsOf: component)
                 }
                 writer.write(UInt8(ascii: ")"))
-                writer.write(parameters)
+                writer.write(head)
+                writer.write(contentsOf: tailText)
+            }
+        }
+
+        /// `parameters` serialized by swift-http-structured-headers (RFC 8941 §4.1.1.2), as those
+        /// of an empty inner list without its "()": `;keyid="k";alg="ed25519"`.
+        static func serialize(parameters: [SignatureParameter]) throws -> String {
+            let map = StructuredFields.orderedMap(parameters.map { ($0.name, $0.bareItem) })
+            do {
+                let list = try StructuredFields.serialize([.innerList(InnerList(bareInnerList: BareInnerList(), parameters: map))])
+                return String(list.dropFirst(2))
+            } catch {
+                throw Error(.malformedSignatureInput, "a parameter cannot be serialized: \(error)")
             }
         }
 
@@ -296,6 +322,11 @@ extension HTTPMessageSignatures {
 
         /// Appends one `Signature-Input` and one `Signature` field line for `label`, leaving
         /// the other signatures' lines as they are (a dictionary may span lines, RFC 8941 §3.2).
+        ///
+        /// `serializedInput` is the signature's inner list already serialized (the value of
+        /// `@signature-params`); `checkedLabel` says that `label` is already known to be a
+        /// structured field key (``isKey(_:)``), so each line can be written as one dictionary
+        /// member: the key, "=", and the value serialized (RFC 8941 §4.1.2).
         /// - Throws: ``Error/Code/duplicateLabel`` when `fields` already uses `label` (§4.1:
         ///   labels are unique within a message).
         static func append(
@@ -303,45 +334,48 @@ extension HTTPMessageSignatures {
             input: SignatureInput,
             signature: [UInt8],
             to fields: inout HTTPFields,
-            serializedInput: String? = nil
+            serializedInput: String? = nil,
+            checkedLabel: Bool = false
         ) throws {
             guard !(try labels(in: fields)).contains(label) else {
                 throw Error(.duplicateLabel, "the message already has a signature labelled '\(label)'")
             }
-            let inputLine: String
-            let signatureLine: String
-            do {
-                let signatureMember: StructuredFields.Dictionary = [
-                    label: .item(
-                        Item(
-                            bareItem: RFC9651BareItem.undecodedByteSequence(RemoteAuthBase64.encode(signature)),
-                            parameters: [:]
-                        )
-                    )
-                ]
-                signatureLine = try StructuredFields.serialize(signatureMember)
-                if let serializedInput {
-                    // RFC 8941 §4.1.2: a dictionary's member is its key, "=", and its value
-                    // serialized; the key is the label the serializer has just accepted, the
-                    // value the inner list serialized for `@signature-params` (§2.3: the same).
-                    inputLine = String(writingAtMost: label.utf8.count + serializedInput.utf8.count + 1) { writer in
-                        writer.write(contentsOf: label)
-                        writer.write(UInt8(ascii: "="))
-                        writer.write(contentsOf: serializedInput)
-                    }
-                } else {
-                    var inputMember = StructuredFields.Dictionary()
-                    inputMember[label] = .innerList(input.innerList)
-                    inputLine = try StructuredFields.serialize(inputMember)
-                }
-            } catch {
+            guard checkedLabel || isKey(label) else {
                 throw Error(
                     .malformedSignatureInput,
                     "the label '\(label)' is not a structured field key (RFC 8941 §3.2)"
                 )
             }
+            let inputLine: String
+            let signatureLine: String
+            do {
+                let value = try StructuredFields.serialize(
+                    Item(bareItem: RFC9651BareItem.undecodedByteSequence(RemoteAuthBase64.encode(signature)), parameters: [:])
+                )
+                signatureLine = member(label, value)
+                inputLine = member(label, try serializedInput ?? StructuredFields.serialize([.innerList(input.innerList)]))
+            } catch {
+                throw Error(.malformedSignatureInput, "the signature input cannot be serialized: \(error)")
+            }
             fields.append(HTTPField(name: HTTPMessageSignatures.signatureInputField, value: inputLine))
             fields.append(HTTPField(name: HTTPMessageSignatures.signatureField, value: signatureLine))
+        }
+
+        /// One dictionary member: its key (a checked label), "=", and its value serialized
+        /// ([RFC 8941 §4.1.2](https://www.rfc-editor.org/rfc/rfc8941#section-4.1.2)).
+        private static func member(_ key: String, _ value: String) -> String {
+            String(writingAtMost: key.utf8.count + value.utf8.count + 1) { writer in
+                writer.write(contentsOf: key)
+                writer.write(UInt8(ascii: "="))
+                writer.write(contentsOf: value)
+            }
+        }
+
+        /// Whether `label` is a structured field key (RFC 8941 §3.2), as swift-http-structured-
+        /// headers judges it: a dictionary with that key serializes.
+        static func isKey(_ label: String) -> Bool {
+            let probe: StructuredFields.Dictionary = [label: .item(Item(bareItem: RFC9651BareItem.integer(1), parameters: [:]))]
+            return (try? StructuredFields.serialize(probe)) != nil
         }
     }
 

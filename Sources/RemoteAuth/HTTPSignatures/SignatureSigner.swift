@@ -13,7 +13,11 @@ extension HTTPMessageSignatures {
         /// The key that signs, with its algorithm and key id.
         public let key: SigningKey
         /// The signature's label in `Signature-Input` and `Signature` (§4.1).
-        public var label: String
+        public var label: String {
+            didSet { labelIsKey = MessageSignatures.isKey(label) }
+        }
+        /// Whether ``label`` is a structured field key (RFC 8941 §3.2), checked once.
+        private var labelIsKey: Bool
         /// The covered components, in order.
         public var components: [ComponentIdentifier] {
             didSet { serializedComponents = Self.serialize(components) }
@@ -21,11 +25,18 @@ extension HTTPMessageSignatures {
         /// ``components``' identifiers serialized (§2.5 step 2.2), once; `nil` when one cannot be.
         private var serializedComponents: [String]?
         /// Send `alg` (§2.3). The verifier's allow-list decides in any case.
-        public var includesAlgorithm = true
+        public var includesAlgorithm = true {
+            didSet { serializedTail = Self.serializeTail(tailParameters) }
+        }
         /// Seconds after `created` when the signature expires (`expires`, §2.3); `nil` sends none.
         public var lifetime: Int64? = 300
         /// `tag` (§2.3): the application or profile the signature is for.
-        public var tag: String?
+        public var tag: String? {
+            didSet { serializedTail = Self.serializeTail(tailParameters) }
+        }
+        /// The parameters that are the same in every signature (`keyid`, `alg`, `tag`: the last
+        /// ones ``signatureInput(created:)`` writes), serialized once; `nil` when they cannot be.
+        private var serializedTail: (count: Int, text: String)?
         /// Where `nonce` values come from (§2.3, §7.2.2); `nil` sends none.
         public var nonceSource: RandomSource?
         /// A `nonce` given (§2.3), such as the one an `Accept-Signature` asks for (§5.1); it
@@ -45,13 +56,27 @@ extension HTTPMessageSignatures {
         ) {
             self.key = key
             self.label = label
+            self.labelIsKey = MessageSignatures.isKey(label)
             self.components = components
             self.serializedComponents = Self.serialize(components)
             self.now = now
+            self.serializedTail = Self.serializeTail(tailParameters)
         }
 
         private static func serialize(_ components: [ComponentIdentifier]) -> [String]? {
             try? components.map { try $0.serialized() }
+        }
+
+        /// `keyid`, `alg` (with ``includesAlgorithm``) and `tag` (when set), in that order.
+        private var tailParameters: [SignatureParameter] {
+            var parameters: [SignatureParameter] = [.keyID(key.keyID)]
+            if includesAlgorithm { parameters.append(.algorithm(key.algorithm)) }
+            if let tag { parameters.append(.tag(tag)) }
+            return parameters
+        }
+
+        private static func serializeTail(_ parameters: [SignatureParameter]) -> (count: Int, text: String)? {
+            (try? SignatureInput.serialize(parameters: parameters)).map { (parameters.count, $0) }
         }
 
         /// What was signed: the signature input, the signature base, and the signature.
@@ -77,9 +102,7 @@ extension HTTPMessageSignatures {
             } else if let nonceSource {
                 parameters.append(.nonce(RemoteAuthBase64URL.encode(nonceSource.bytes(16))))
             }
-            parameters.append(.keyID(key.keyID))
-            if includesAlgorithm { parameters.append(.algorithm(key.algorithm)) }
-            if let tag { parameters.append(.tag(tag)) }
+            parameters.append(contentsOf: tailParameters)
             return SignatureInput(components: components, parameters: parameters)
         }
 
@@ -90,14 +113,16 @@ extension HTTPMessageSignatures {
             let (signed, parameters) = try sign(
                 .request(request, trailerFields: trailerFields),
                 input: signatureInput(created: now()),
-                serializedComponents: serializedComponents
+                serializedComponents: serializedComponents,
+                tail: serializedTail
             )
             try MessageSignatures.append(
                 label: label,
                 input: signed.input,
                 signature: signed.signature,
                 to: &request.headerFields,
-                serializedInput: parameters
+                serializedInput: parameters,
+                checkedLabel: labelIsKey
             )
             return signed
         }
@@ -110,14 +135,16 @@ extension HTTPMessageSignatures {
             let (signed, parameters) = try sign(
                 .response(response, for: request),
                 input: signatureInput(created: now()),
-                serializedComponents: serializedComponents
+                serializedComponents: serializedComponents,
+                tail: serializedTail
             )
             try MessageSignatures.append(
                 label: label,
                 input: signed.input,
                 signature: signed.signature,
                 to: &response.headerFields,
-                serializedInput: parameters
+                serializedInput: parameters,
+                checkedLabel: labelIsKey
             )
             return signed
         }
@@ -133,16 +160,19 @@ extension HTTPMessageSignatures {
             return try sign(message, input: input, serializedComponents: same ? serializedComponents : nil).signed
         }
 
-        /// The signature, and the serialized signature parameters.
+        /// The signature, and the serialized signature parameters. `tail` (the signer's own
+        /// last parameters, serialized) only with an input from ``signatureInput(created:)``.
         private func sign(
             _ message: Message,
             input: SignatureInput,
-            serializedComponents: [String]?
+            serializedComponents: [String]?,
+            tail: (count: Int, text: String)? = nil
         ) throws -> (signed: Signed, parameters: String) {
             let (base, parameters) = try HTTPMessageSignatures.signatureBase(
                 for: message,
                 input: input,
-                serializedComponents: serializedComponents
+                serializedComponents: serializedComponents,
+                tail: tail
             )
             let signature = try key.signature(for: base)
             let text = String(decoding: base, as: UTF8.self)
