@@ -218,7 +218,6 @@ let package = Package(
             dependencies: [
                 "RemoteAuth",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "RawStructuredFieldValues", package: "swift-http-structured-headers"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),

@@ -1,7 +1,6 @@
 import Crypto
 import Foundation
 import HTTPTypes
-import RawStructuredFieldValues
 import Testing
 
 @testable import RemoteAuth
@@ -32,28 +31,6 @@ import Testing
         ] {
             #expect(throws: HTTPMessageSignatures.Error(code, ""), "\(text)") { try Component.list(parsing: text) }
         }
-    }
-}
-
-/// `StructuredFields.orderedMap(_:)` builds the same map as the map's subscript setter, in one
-/// step: order kept, a repeated key in its first place with its last value, any length.
-@Suite struct StructuredFieldsOrderedMapTests {
-    static func bySubscript(_ pairs: [(String, Int)]) -> [(String, Int)] {
-        var map = OrderedMap<String, Int>()
-        for (key, value) in pairs { map[key] = value }
-        return map.map { ($0.0, $0.1) }
-    }
-
-    @Test(arguments: [0, 1, 2, 3, 4, 5, 6, 7, 9])
-    func sameAsTheSubscript(count: Int) {
-        let distinct = (0..<count).map { ("k\($0)", $0) }
-        let repeated = distinct + distinct.prefix(2).map { ($0.0, $0.1 + 100) }
-        for pairs in [distinct, repeated] {
-            let built = StructuredFields.orderedMap(pairs).map { ($0.0, $0.1) }
-            #expect(built.map(\.0) == Self.bySubscript(pairs).map(\.0))
-            #expect(built.map(\.1) == Self.bySubscript(pairs).map(\.1))
-        }
-        #expect(StructuredFields.orderedMap(distinct).map(\.1) == Array(0..<count))
     }
 }
 

@@ -134,7 +134,7 @@ extension HTTPMessageSignatures {
             precondition(tailCount <= parameters.count, "a tail of the parameters")
             var serializedHead = ""
             if parameters.count > tailCount {
-                let map = StructuredFields.orderedMap(parameters.dropLast(tailCount).map { ($0.name, $0.bareItem) })
+                let map = StructuredFields.parameters(parameters.dropLast(tailCount).map { ($0.name, $0.bareItem) })
                 do {
                     serializedHead = try StructuredFields.serialize(
                         [.innerList(InnerList(bareInnerList: BareInnerList(), parameters: map))]
@@ -162,7 +162,7 @@ extension HTTPMessageSignatures {
         /// `parameters` serialized by swift-http-structured-headers (RFC 8941 §4.1.1.2), as those
         /// of an empty inner list without its "()": `;keyid="k";alg="ed25519"`.
         static func serialize(parameters: [SignatureParameter]) throws -> String {
-            let map = StructuredFields.orderedMap(parameters.map { ($0.name, $0.bareItem) })
+            let map = StructuredFields.parameters(parameters.map { ($0.name, $0.bareItem) })
             do {
                 let list = try StructuredFields.serialize([.innerList(InnerList(bareInnerList: BareInnerList(), parameters: map))])
                 return String(list.dropFirst(2))

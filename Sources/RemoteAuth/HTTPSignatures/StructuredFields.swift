@@ -10,40 +10,10 @@ enum StructuredFields {
         case list, dictionary, item
     }
 
-    /// An `OrderedMap` of `pairs`, in order, with the map's own semantics (a key given again
-    /// keeps its first place and takes the later value).
-    ///
-    /// Built with one `init(dictionaryLiteral:)` when the keys are distinct and few: the map's
-    /// subscript setter is generic and not specialized across modules, so each call looks up
-    /// generic metadata at run time (about 4,000 instructions here, where the signer sets four
-    /// or five parameters per signature).
-    static func orderedMap<Value>(_ pairs: [(String, Value)]) -> OrderedMap<String, Value> {
-        var distinct = true
-        for index in pairs.indices where distinct {
-            for earlier in pairs[..<index] where earlier.0 == pairs[index].0 { distinct = false }
-        }
-        if distinct {
-            switch pairs.count {
-            case 0: return [:]
-            case 1: return [pairs[0].0: pairs[0].1]
-            case 2: return [pairs[0].0: pairs[0].1, pairs[1].0: pairs[1].1]
-            case 3: return [pairs[0].0: pairs[0].1, pairs[1].0: pairs[1].1, pairs[2].0: pairs[2].1]
-            case 4:
-                return [pairs[0].0: pairs[0].1, pairs[1].0: pairs[1].1, pairs[2].0: pairs[2].1, pairs[3].0: pairs[3].1]
-            case 5:
-                return [
-                    pairs[0].0: pairs[0].1, pairs[1].0: pairs[1].1, pairs[2].0: pairs[2].1, pairs[3].0: pairs[3].1,
-                    pairs[4].0: pairs[4].1,
-                ]
-            case 6:
-                return [
-                    pairs[0].0: pairs[0].1, pairs[1].0: pairs[1].1, pairs[2].0: pairs[2].1, pairs[3].0: pairs[3].1,
-                    pairs[4].0: pairs[4].1, pairs[5].0: pairs[5].1,
-                ]
-            default: break
-            }
-        }
-        var map = OrderedMap<String, Value>()
+    /// The parameters of an inner list or item, in order (a key given again keeps its first
+    /// place and takes the later value, as the map does).
+    static func parameters(_ pairs: [(String, RFC9651BareItem)]) -> OrderedMap<String, RFC9651BareItem> {
+        var map = OrderedMap<String, RFC9651BareItem>()
         for (key, value) in pairs { map[key] = value }
         return map
     }
