@@ -145,3 +145,32 @@ import Testing
         return object
     }
 }
+
+/// `JSONValue`'s `Codable` form survives a round trip through `JSONEncoder` and `JSONDecoder`: a
+/// number whose double is a whole number in Int64's range reads as that integer (CI's fuzz
+/// finding in `metadata_json`: `3333333333333333331.5` read as a double, written back with an
+/// exponent and read again as another integer); other numbers stay doubles.
+@Suite struct JSONValueCodableTests {
+    static func decode(_ text: String) throws -> JSONValue {
+        try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
+    }
+
+    @Test(arguments: [
+        ("3333333333333333331.5", JSONValue.integer(3_333_333_333_333_333_504)),
+        ("1.0", .integer(1)), ("-2e3", .integer(-2000)), ("7", .integer(7)),
+        ("1.5", .number(1.5)), ("1e300", .number(1e300)), ("9.3e18", .number(9.3e18)), ("-9.3e18", .number(-9.3e18)),
+    ])
+    func numbersReadAndRoundTrip(_ text: String, _ expected: JSONValue) throws {
+        let value = try Self.decode(text)
+        #expect(value == expected)
+        let again = try JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(value))
+        #expect(again == value)
+    }
+
+    @Test func theFuzzFinding() throws {
+        let text = #"{"issuer":"httr.example.com","authorization_response_iss_p":["LEl0.com","authorization56"],"x":3333333333333333331.5}"#
+        let metadata = try JSONDecoder().decode(OAuth2.ServerMetadata.self, from: Data(text.utf8))
+        let back = try JSONDecoder().decode(OAuth2.ServerMetadata.self, from: JSONEncoder().encode(metadata))
+        #expect(back == metadata)
+    }
+}

@@ -33,7 +33,16 @@ public enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible {
         } else if let value = try? container.decode(Int64.self) {
             self = .integer(value)
         } else if let value = try? container.decode(Double.self) {
-            self = .number(value)
+            // A number not read as an Int64 (a fraction, or beyond 64 bits) whose double is a whole
+            // number in Int64's range is that integer: `3333333333333333331.5` reads as the double
+            // 3333333333333333504, which would be written back as `3.3333333333333335e+18` and
+            // read again as the integer 3333333333333333500, so the value would not survive a
+            // round trip (found by the `metadata_json` fuzz target in CI).
+            if let exact = Int64(exactly: value) {
+                self = .integer(exact)
+            } else {
+                self = .number(value)
+            }
         } else if let value = try? container.decode(String.self) {
             self = .string(value)
         } else if let value = try? container.decode([JSONValue].self) {
