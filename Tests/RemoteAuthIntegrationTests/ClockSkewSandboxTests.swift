@@ -36,19 +36,8 @@ import Testing
                 let first = try await flow.clientCredentials(scope: ["statuses:read"]).tokens
                 // The expiry is on the client's clock: its now plus the hour.
                 #expect(first.expiresAt == clientNow() + 3_600)
-                let session = try OAuth2.TokenSession(
-                    session: OAuth2.Session(
-                        tokens: first,
-                        tokenEndpoint: base + "/oauth2/token",
-                        clientID: "demo-service",
-                        resourceOrigins: [base],
-                        grant: .clientCredentials
-                    ),
-                    store: InMemoryTokenStore(),
-                    service: "svc",
-                    account: "demo-service",
-                    now: clientNow,
-                    source: OAuth2.ClientCredentialsSource(flow: flow, scope: ["statuses:read"])
+                let session = try TokenSourceSandboxTests.clientCredentialsSession(
+                    first, base: base, flow: flow, now: clientNow
                 )
                 let client = AuthenticatingClient(transport: recording, session: session)
                 func requests(_ count: Int) async throws -> [Int] {

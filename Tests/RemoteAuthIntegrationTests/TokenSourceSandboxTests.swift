@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import Logging
 import RemoteAuth
 import RemoteAuthAsyncHTTPClient
 import RemoteAuthSandbox
@@ -16,6 +17,33 @@ import Testing
     }
 
     static let timeline = "/1.1/statuses/home_timeline.json"
+
+    /// The sandbox's `demo-service` client's token session from its first client-credentials
+    /// tokens, renewed by a new grant (`statuses:read`) on `flow`.
+    static func clientCredentialsSession(
+        _ first: OAuth2.Tokens,
+        base: String,
+        flow: OAuth2.Flow,
+        store: InMemoryTokenStore = InMemoryTokenStore(),
+        now: @escaping @Sendable () -> Int64,
+        logger: Logger = Logger(label: "RemoteAuth.OAuth2.TokenSession")
+    ) throws -> OAuth2.TokenSession {
+        try OAuth2.TokenSession(
+            session: OAuth2.Session(
+                tokens: first,
+                tokenEndpoint: base + "/oauth2/token",
+                clientID: "demo-service",
+                resourceOrigins: [base],
+                grant: .clientCredentials
+            ),
+            store: store,
+            service: "svc",
+            account: "demo-service",
+            now: now,
+            logger: logger,
+            source: OAuth2.ClientCredentialsSource(flow: flow, scope: ["statuses:read"])
+        )
+    }
 
     /// A client credentials session has no refresh token (RFC 6749 §4.4.3); once its token has
     /// expired, 100 concurrent requests renew it with one new client credentials grant, save it,
@@ -44,20 +72,7 @@ import Testing
                 let first = try await flow.clientCredentials(scope: ["statuses:read"]).tokens
                 #expect(first.refreshToken == nil)
                 let store = InMemoryTokenStore()
-                let session = try OAuth2.TokenSession(
-                    session: OAuth2.Session(
-                        tokens: first,
-                        tokenEndpoint: base + "/oauth2/token",
-                        clientID: "demo-service",
-                        resourceOrigins: [base],
-                        grant: .clientCredentials
-                    ),
-                    store: store,
-                    service: "svc",
-                    account: "demo-service",
-                    now: clock.now,
-                    source: OAuth2.ClientCredentialsSource(flow: flow, scope: ["statuses:read"])
-                )
+                let session = try Self.clientCredentialsSession(first, base: base, flow: flow, store: store, now: clock.now)
                 let client = AuthenticatingClient(transport: recording, session: session)
                 #expect(try await client.get(base + Self.timeline).0.status == .ok)
 

@@ -39,20 +39,8 @@ import Tracing
                 )
                 flow.logger = sink.logger
                 let first = try await flow.clientCredentials(scope: ["statuses:read"]).tokens
-                let session = try OAuth2.TokenSession(
-                    session: OAuth2.Session(
-                        tokens: first,
-                        tokenEndpoint: base + "/oauth2/token",
-                        clientID: "demo-service",
-                        resourceOrigins: [base],
-                        grant: .clientCredentials
-                    ),
-                    store: InMemoryTokenStore(),
-                    service: "svc",
-                    account: "demo-service",
-                    now: clock.now,
-                    logger: sink.logger,
-                    source: OAuth2.ClientCredentialsSource(flow: flow, scope: ["statuses:read"])
+                let session = try TokenSourceSandboxTests.clientCredentialsSession(
+                    first, base: base, flow: flow, now: clock.now, logger: sink.logger
                 )
                 var configuration = AuthenticatingClient.Configuration()
                 configuration.logger = sink.logger
